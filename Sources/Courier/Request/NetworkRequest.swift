@@ -1,0 +1,170 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A description of one HTTP request and of how to turn its response into a value.
+///
+/// A request is described once and can then be run in every calling convention with the same
+/// semantics: ``Network/schedule(_:callbackQueue:progress:completion:)`` (callbacks),
+/// ``Network/scheduleSynchronously(_:timeout:progress:)`` (blocking) and
+/// ``Network/response(for:progress:)`` (async/await).
+///
+/// Only ``makeURL()`` and ``output(from:response:)`` have no default; ``Output`` of `Data`, `String`
+/// and ``EmptyResponse`` get `output(from:response:)` for free, and ``DecodableRequest`` decodes JSON.
+///
+/// ```swift
+/// struct User: Decodable, Sendable { let id: Int; let name: String }
+/// struct GetUser: DecodableRequest {
+///     typealias Output = User
+///     let id: Int
+///     func makeURL() throws -> URL {
+///         try URLBuilder(host: "api.example.com").addingPathComponents(["users", String(id)]).build()
+///     }
+/// }
+/// ```
+public protocol NetworkRequest: Sendable {
+    /// The value a successful response is turned into.
+    associatedtype Output: Sendable
+
+    /// The URL to request. Throwing here fails the request with ``NetworkError/invalidURL(_:)``.
+    func makeURL() throws -> URL
+    /// The HTTP method. Default: `.get`.
+    var method: HTTPMethod { get }
+    /// Header fields sent as given. Default: none.
+    var headers: [String: String] { get }
+    /// The body to send, with its media type. Default: none.
+    var body: RequestBody? { get }
+    /// Credentials written into the `Authorization` header. Default: none.
+    var authentication: Authentication? { get }
+    /// The overall deadline in seconds, counted from the moment the request starts (not while it
+    /// waits in the queue). Courier enforces it with its own timer, because URLSession's resource
+    /// timeout is not enforced on Linux. Default: 60.
+    var timeout: TimeInterval { get }
+    /// Builds the `URLRequest` to send. The default uses the members above; override to take full control.
+    func makeURLRequest() throws -> URLRequest
+    /// Decides whether a response is acceptable. Default: status in `200..<300`, otherwise
+    /// throws ``NetworkError/httpStatus(_:)`` carrying the whole response.
+    func validate(_ response: HTTPResponse) throws
+    /// Turns the body of an acceptable response into the output. An error thrown here (other than
+    /// a ``NetworkError``) is reported as ``NetworkError/decodingFailed(_:_:)`` with the response.
+    func output(from body: Data, response: HTTPResponse) throws -> Output
+    /// Maps a failure to the error the caller receives, e.g. an API's own error type decoded from
+    /// `response.body`. Default: the error itself.
+    func convertError(_ error: NetworkError, response: HTTPResponse?) -> any Error
+}
+
+extension NetworkRequest {
+    /// Default: `GET`.
+    public var method: HTTPMethod { .get }
+    /// Default: no extra headers.
+    public var headers: [String: String] { [:] }
+    /// Default: no body.
+    public var body: RequestBody? { nil }
+    /// Default: no credentials.
+    public var authentication: Authentication? { nil }
+    /// Default: 60 seconds.
+    public var timeout: TimeInterval { 60 }
+
+    /// Default: builds the request from ``makeURL()``, ``method``, ``headers``, ``authentication`` and ``body``.
+    ///
+    /// `Content-Type` comes from the body unless ``headers`` already names one; `Authorization`
+    /// comes from ``authentication`` when it is set, replacing any given in ``headers``.
+    public func makeURLRequest() throws -> URLRequest {
+        let url: URL
+        do {
+            url = try makeURL()
+        } catch let error as NetworkError {
+            throw error
+        } catch {
+            throw NetworkError.invalidURL(String(describing: error))
+        }
+        try URLValidation.check(url)
+
+        var request = URLRequest(url: url)
+        request.httpMethod = method.rawValue
+        // URLSession's own timeout is an idle timeout; matching it to the overall deadline means a
+        // stalled connection can never outlive the deadline Courier enforces itself.
+        request.timeoutInterval = timeout
+        for (name, value) in headers {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        if let authentication {
+            request.setValue(authentication.headerValue, forHTTPHeaderField: "Authorization")
+        }
+        if let body {
+            request.httpBody = try body.encoded()
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue(body.contentType, forHTTPHeaderField: "Content-Type")
+            }
+        }
+        return request
+    }
+
+    /// Default: accepts `200..<300`; anything else throws ``NetworkError/httpStatus(_:)``.
+    public func validate(_ response: HTTPResponse) throws {
+        guard response.isSuccess else { throw NetworkError.httpStatus(response) }
+    }
+
+    /// Default: the error itself.
+    public func convertError(_ error: NetworkError, response: HTTPResponse?) -> any Error {
+        error
+    }
+}
+
+extension NetworkRequest where Output == Data {
+    /// The body bytes, untouched.
+    public func output(from body: Data, response: HTTPResponse) throws -> Data { body }
+}
+
+extension NetworkRequest where Output == String {
+    /// The body as UTF-8 text. A body that is not valid UTF-8 fails with
+    /// ``NetworkError/decodingFailed(_:_:)`` rather than being silently repaired.
+    public func output(from body: Data, response: HTTPResponse) throws -> String {
+        try ResponseDecoding.utf8String(body)
+    }
+}
+
+extension NetworkRequest where Output == EmptyResponse {
+    /// Accepts any body, including none (`204 No Content`).
+    public func output(from body: Data, response: HTTPResponse) throws -> EmptyResponse { EmptyResponse() }
+}
+
+/// A request whose output is decoded from a JSON body.
+public protocol DecodableRequest: NetworkRequest where Output: Decodable {
+    /// The decoder used for the body. Default: a plain `JSONDecoder()`.
+    var decoder: JSONDecoder { get }
+}
+
+extension DecodableRequest {
+    /// Default: a plain `JSONDecoder()`.
+    public var decoder: JSONDecoder { JSONDecoder() }
+
+    /// Decodes ``NetworkRequest/Output`` from the body with ``decoder``.
+    public func output(from body: Data, response: HTTPResponse) throws -> Output {
+        try decoder.decode(Output.self, from: body)
+    }
+}
+
+/// Shared body conversions, used by the protocol defaults and by ``Request``.
+enum ResponseDecoding {
+    static func utf8String(_ body: Data) throws -> String {
+        guard let string = String(data: body, encoding: .utf8) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The body is not valid UTF-8."))
+        }
+        return string
+    }
+}
+
+/// Checks that a URL can be requested at all, so a typo fails as `invalidURL` up front
+/// instead of as an obscure transport error later.
+enum URLValidation {
+    static func check(_ url: URL) throws {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw NetworkError.invalidURL("\(url.absoluteString): only http and https URLs can be requested")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw NetworkError.invalidURL("\(url.absoluteString): the URL has no host")
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// Builds URLs from typed parts, encoding each part correctly.
+///
+/// ```swift
+/// let url = try URLBuilder(host: "api.example.com")
+///     .addingPathComponents(["v1", "weather"])
+///     .addingQueryItem(name: "lat", value: 48.123123012, digits: 5)   // lat=48.12312
+///     .addingQueryItem(name: "units", value: "metric")
+///     .build()
+/// ```
+///
+/// Path components are percent-encoded one by one (a `/` inside a component stays part of it);
+/// query values are form-safe (`+` and `&` are encoded, so servers never read them as separators).
+public struct URLBuilder: Sendable, Hashable {
+    /// The scheme, `https` by default.
+    public var scheme: String
+    /// The host name or address.
+    public var host: String
+    /// An explicit port, or `nil` for the scheme's default.
+    public var port: Int?
+    /// The path components, unencoded.
+    public var pathComponents: [String]
+    /// The query items, unencoded, in order. A `nil` value gives a bare `name`.
+    public var queryItems: [QueryItem]
+
+    /// One `name=value` pair of a query.
+    public struct QueryItem: Sendable, Hashable {
+        /// The unencoded name.
+        public var name: String
+        /// The unencoded value, or `nil` for a bare name.
+        public var value: String?
+
+        /// Creates a query item.
+        public init(name: String, value: String?) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// Starts a URL for `host`.
+    public init(host: String, scheme: String = "https", port: Int? = nil) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.pathComponents = []
+        self.queryItems = []
+    }
+
+    /// Adds one path component.
+    public func addingPathComponent(_ component: String) -> URLBuilder {
+        var copy = self
+        copy.pathComponents.append(component)
+        return copy
+    }
+
+    /// Adds several path components, in order.
+    public func addingPathComponents(_ components: [String]) -> URLBuilder {
+        var copy = self
+        copy.pathComponents += components
+        return copy
+    }
+
+    /// Adds a query item from any ``QueryStringConvertible`` value; a `nil` value adds nothing.
+    public func addingQueryItem(name: String, value: (some QueryStringConvertible)?) -> URLBuilder {
+        guard let value else { return self }
+        var copy = self
+        copy.queryItems.append(QueryItem(name: name, value: value.queryStringValue))
+        return copy
+    }
+
+    /// Adds a number with exactly `digits` fractional digits, always with a `.` separator
+    /// whatever the locale (e.g. `48.12312` for `digits: 5`).
+    public func addingQueryItem(name: String, value: Double, digits: Int) -> URLBuilder {
+        var copy = self
+        copy.queryItems.append(QueryItem(name: name, value: String(format: "%.\(max(0, digits))f", value)))
+        return copy
+    }
+
+    /// Adds a bare query flag (`?name`).
+    public func addingQueryFlag(_ name: String) -> URLBuilder {
+        var copy = self
+        copy.queryItems.append(QueryItem(name: name, value: nil))
+        return copy
+    }
+
+    /// Assembles the URL.
+    ///
+    /// - Throws: ``NetworkError/invalidURL(_:)`` when the host is empty or the parts do not form a URL.
+    public func build() throws -> URL {
+        guard !host.isEmpty else { throw NetworkError.invalidURL("URLBuilder: the host is empty") }
+        guard !scheme.isEmpty else { throw NetworkError.invalidURL("URLBuilder: the scheme is empty") }
+        var components = URLComponents()
+        components.scheme = scheme
+        components.host = host
+        components.port = port
+        components.percentEncodedPath = pathComponents.map { "/" + Self.escape($0) }.joined()
+        if !queryItems.isEmpty {
+            components.percentEncodedQuery = queryItems.map { item in
+                Self.escape(item.name) + (item.value.map { "=" + Self.escape($0) } ?? "")
+            }.joined(separator: "&")
+        }
+        guard let url = components.url else {
+            throw NetworkError.invalidURL("URLBuilder: \(scheme)://\(host) with path \(pathComponents) does not form a URL")
+        }
+        return url
+    }
+
+    /// RFC 3986 unreserved characters stay; everything else is percent-encoded.
+    private static let unreserved = CharacterSet(
+        charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+
+    private static func escape(_ string: String) -> String {
+        string.addingPercentEncoding(withAllowedCharacters: unreserved) ?? string
+    }
+}
+
+/// A value that can stand in a URL query.
+public protocol QueryStringConvertible {
+    /// The unencoded text put in the query.
+    var queryStringValue: String { get }
+}
+
+extension String: QueryStringConvertible {
+    /// The string itself.
+    public var queryStringValue: String { self }
+}
+
+extension Substring: QueryStringConvertible {
+    /// The substring as a string.
+    public var queryStringValue: String { String(self) }
+}
+
+extension Int: QueryStringConvertible {
+    /// The decimal digits.
+    public var queryStringValue: String { String(self) }
+}
+
+extension Int64: QueryStringConvertible {
+    /// The decimal digits.
+    public var queryStringValue: String { String(self) }
+}
+
+extension UInt: QueryStringConvertible {
+    /// The decimal digits.
+    public var queryStringValue: String { String(self) }
+}
+
+extension Double: QueryStringConvertible {
+    /// The shortest text that reads back as the same number, e.g. `0.1`.
+    public var queryStringValue: String { String(self) }
+}
+
+extension Bool: QueryStringConvertible {
+    /// `true` or `false`.
+    public var queryStringValue: String { self ? "true" : "false" }
+}
+
+extension UUID: QueryStringConvertible {
+    /// The canonical upper-case form.
+    public var queryStringValue: String { uuidString }
+}

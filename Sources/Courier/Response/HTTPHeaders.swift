@@ -1,0 +1,50 @@
+/// Response header fields, looked up without regard to case (`headers["content-type"]`).
+///
+/// Names keep the spelling the server sent; the order of fields is kept too.
+public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    /// The fields as `(name, value)` pairs, in the order received.
+    public private(set) var fields: [(name: String, value: String)]
+
+    /// Creates headers from `(name, value)` pairs.
+    public init(_ fields: [(name: String, value: String)] = []) {
+        self.fields = fields
+    }
+
+    /// Creates headers from a dictionary literal.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.fields = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The value of the first field named `name` (case-insensitive), or `nil`.
+    public subscript(name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// Every value of the fields named `name` (case-insensitive), in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
+    /// Whether a field named `name` is present (case-insensitive).
+    public func contains(_ name: String) -> Bool {
+        self[name] != nil
+    }
+
+    /// Iterates over the `(name, value)` pairs.
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+
+    /// Two header sets are equal when they hold the same fields in the same order.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// Hashes the fields in order.
+    public func hash(into hasher: inout Hasher) {
+        for field in fields {
+            hasher.combine(field.name)
+            hasher.combine(field.value)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the server answered: status, headers, the final URL and the body bytes.
+///
+/// Every error that comes from a response (``NetworkError/httpStatus(_:)``,
+/// ``NetworkError/decodingFailed(_:_:)``) carries one of these, so nothing the server said is lost.
+public struct HTTPResponse: Sendable, Hashable {
+    /// The HTTP status code, e.g. `200`.
+    public var statusCode: Int
+    /// The response header fields, with case-insensitive lookup.
+    public var headers: HTTPHeaders
+    /// The URL that answered, after any redirects.
+    public var url: URL?
+    /// The body bytes as received (already decoded from gzip if the server compressed them).
+    public var body: Data
+
+    /// Creates a response value, e.g. for tests or a stub transport.
+    public init(statusCode: Int, headers: HTTPHeaders = [:], url: URL? = nil, body: Data = Data()) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.url = url
+        self.body = body
+    }
+
+    /// Whether the status is in `200..<300`.
+    public var isSuccess: Bool { (200..<300).contains(statusCode) }
+
+    /// The body decoded as UTF-8 (invalid sequences repaired), for messages and logs.
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+extension HTTPResponse {
+    /// Builds the value from what URLSession delivered.
+    init(_ response: HTTPURLResponse, body: Data) {
+        var fields: [(name: String, value: String)] = []
+        for (key, value) in response.allHeaderFields {
+            fields.append((name: String(describing: key), value: String(describing: value)))
+        }
+        // URLSession hands headers over as an unordered dictionary; sort by name so the value
+        // is deterministic (equal responses compare equal, logs are stable).
+        fields.sort { $0.name.lowercased() < $1.name.lowercased() }
+        self.init(statusCode: response.statusCode, headers: HTTPHeaders(fields), url: response.url, body: body)
+    }
+}
