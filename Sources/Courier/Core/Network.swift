@@ -1,0 +1,85 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Runs ``NetworkRequest``s: one long-lived URLSession, a concurrency limit, and every calling
+/// convention on top of one Dispatch-based core.
+///
+/// ```swift
+/// // Callbacks, on the queue you choose:
+/// Network.shared.schedule(request, callbackQueue: .global()) { result in print(result) }
+/// // Blocking, for scripts and command-line tools:
+/// let result = Network.shared.scheduleSynchronously(request)
+/// // async/await:
+/// let output = try await Network.shared.response(for: request)
+/// ```
+///
+/// All three share the same queueing, deadline, cancellation and error semantics. Every scheduled
+/// request ends with exactly one completion, whatever races with it.
+public final class Network: Sendable {
+    /// A network with the default configuration, callbacks on the main queue, and at most 6
+    /// requests in flight.
+    public static let shared = Network()
+
+    let core: NetworkCore
+
+    /// Where completion and progress handlers of ``schedule(_:callbackQueue:progress:completion:)``
+    /// run when the call does not name a queue.
+    public let callbackQueue: DispatchQueue
+
+    /// Creates a network with its own URLSession (and so its own connection pool).
+    ///
+    /// - Parameters:
+    ///   - configuration: The session configuration (copied).
+    ///   - callbackQueue: Default queue for completion and progress handlers.
+    ///   - maximumConcurrentRequests: How many requests may be in flight at once (at least 1);
+    ///     the rest wait in FIFO order.
+    public init(
+        configuration: URLSessionConfiguration = .default,
+        callbackQueue: DispatchQueue = .main,
+        maximumConcurrentRequests: Int = 6
+    ) {
+        self.core = NetworkCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests)
+        self.callbackQueue = callbackQueue
+    }
+
+    deinit {
+        // Requests already scheduled still run to their end; the session is released after them.
+        core.shutDownWhenIdle()
+    }
+
+    /// How many requests may be in flight at once (at least 1). Thread-safe; a change applies at
+    /// once to the requests still waiting (raising it starts more of them right away).
+    public var maximumConcurrentRequests: Int {
+        get { core.requestQueue.limit }
+        set { core.requestQueue.limit = newValue }
+    }
+
+    /// Schedules a request and calls `completion` exactly once with its result.
+    ///
+    /// - Parameters:
+    ///   - request: What to send and how to read the answer.
+    ///   - callbackQueue: Where `progress` and `completion` run; defaults to the network's ``callbackQueue``.
+    ///   - progress: Called with download (and upload) progress: throttled to about 20 events a
+    ///     second, never going backwards, the last one at 100% when the body is complete.
+    ///     All progress events come before the completion.
+    ///   - completion: Receives the output, or the error (a ``NetworkError`` unless the request's
+    ///     `convertError` maps it to another type).
+    /// - Returns: A handle to cancel the request. The request runs whether or not it is kept.
+    @discardableResult
+    public func schedule<R: NetworkRequest>(
+        _ request: R,
+        callbackQueue: DispatchQueue? = nil,
+        progress: ((TransferProgress) -> Void)? = nil,
+        completion: @escaping (Result<R.Output, any Error>) -> Void
+    ) -> NetworkTask {
+        core.schedule(request, target: .queue(callbackQueue ?? self.callbackQueue), progress: progress, completion: completion)
+    }
+
+    /// Cancels every request of this network, running or queued. Each gets its completion with
+    /// ``NetworkError/cancelled``.
+    public func cancelAll() {
+        core.cancelAll()
+    }
+}

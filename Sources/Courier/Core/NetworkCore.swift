@@ -1,0 +1,110 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The engine behind a ``Network``: one long-lived URLSession, its delegate queue, the request
+/// queue and the registry of transfers. Every calling convention ends up in ``schedule(_:target:progress:completion:)``.
+///
+/// Queues, and what runs on each:
+/// - `delegateQueue` (serial): every URLSession delegate callback. Only Courier's own
+///   bookkeeping runs here, never caller code, and never anything that blocks.
+/// - `requestQueue.startQueue` (serial): creating and resuming URLSession tasks, in FIFO order.
+/// - `workQueue` (concurrent): `validate` and `output(from:response:)` of finished requests.
+/// - `timerQueue` (serial): deadline timers.
+/// - a global queue: `URLSessionTask.cancel()`, which blocks on Linux.
+/// - the caller's callback queue: progress and completion handlers of the callback API.
+final class NetworkCore: @unchecked Sendable {
+    let session: URLSession
+    let registry = TransferRegistry()
+    let requestQueue: RequestQueue
+    let delegateQueue: DispatchQueue
+    let workQueue: DispatchQueue
+    let timerQueue: DispatchQueue
+
+    /// Marks Courier's internal serial queues, where a blocking call could never finish.
+    static let internalQueueKey = DispatchSpecificKey<String>()
+
+    private let isShuttingDown = Locked(false)
+
+    init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int) {
+        delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)
+        let startQueue = DispatchQueue(label: "courier.start", qos: .userInitiated)
+        timerQueue = DispatchQueue(label: "courier.timers", qos: .userInitiated)
+        workQueue = DispatchQueue(label: "courier.work", qos: .userInitiated, attributes: .concurrent)
+        delegateQueue.setSpecific(key: Self.internalQueueKey, value: "the session's delegate queue")
+        startQueue.setSpecific(key: Self.internalQueueKey, value: "Courier's start queue")
+        timerQueue.setSpecific(key: Self.internalQueueKey, value: "Courier's timer queue")
+        requestQueue = RequestQueue(limit: maximumConcurrentRequests, startQueue: startQueue)
+
+        let operationQueue = OperationQueue()
+        operationQueue.underlyingQueue = delegateQueue
+        operationQueue.maxConcurrentOperationCount = 1
+        operationQueue.name = "courier.session-delegate"
+        session = URLSession(
+            configuration: configuration,
+            delegate: SessionDelegate(registry: registry),
+            delegateQueue: operationQueue)
+    }
+
+    /// Creates the transfer for `request` and queues it.
+    func schedule<R: NetworkRequest>(
+        _ request: R, target: CallbackTarget, progress: ((TransferProgress) -> Void)?,
+        completion: @escaping (Result<R.Output, any Error>) -> Void
+    ) -> NetworkTask {
+        submit(DataTransfer(core: self, request: request, target: target, progress: progress, completion: completion))
+    }
+
+    /// Registers a transfer and queues it for a slot, or, when it could not even be prepared
+    /// (e.g. a malformed URL), fails it at once instead of making it wait in the queue first.
+    func submit(_ transfer: Transfer) -> NetworkTask {
+        registry.add(transfer)
+        if let error = transfer.preparationError {
+            transfer.fail(error)
+        } else {
+            requestQueue.enqueue(transfer)
+        }
+        return NetworkTask(transfer)
+    }
+
+    /// Cancels a URLSession task on a background queue: on Linux `cancel()` blocks its caller
+    /// (milliseconds to seconds) and must never run on the caller's thread or under a lock.
+    func cancelInBackground(_ task: URLSessionTask) {
+        let task = UncheckedSendable(task)  // URLSessionTask is thread-safe; not annotated on Linux.
+        DispatchQueue.global(qos: .utility).async { task.value.cancel() }
+    }
+
+    /// Bookkeeping once a transfer has ended: frees its slot and, if the Network is gone and
+    /// this was the last transfer, invalidates the session.
+    func transferDidEnd(_ transfer: Transfer, releasingSlot: Bool) {
+        if releasingSlot { requestQueue.release() }
+        if registry.remove(transfer) == 0, isShuttingDown.withLock({ $0 }) {
+            invalidateSession()
+        }
+    }
+
+    func cancelAll() {
+        for transfer in registry.liveTransfers {
+            transfer.cancel()
+        }
+    }
+
+    /// The reason a blocking call on the current thread could never finish, or `nil`.
+    func deadlockReason() -> String? {
+        DispatchQueue.getSpecific(key: Self.internalQueueKey).map { "called on \($0), which the request itself needs" }
+    }
+
+    /// The owning ``Network`` is gone: let running and queued transfers end, then release the session
+    /// (a URLSession holds its delegate until invalidated).
+    func shutDownWhenIdle() {
+        isShuttingDown.withLock { $0 = true }
+        if registry.liveCount == 0 { invalidateSession() }
+    }
+
+    private func invalidateSession() {
+        // On the start queue, after any start already queued there: creating a task on an
+        // invalidated session is a crash, not an error.
+        let session = UncheckedSendable(self.session)
+        requestQueue.startQueue.async { session.value.finishTasksAndInvalidate() }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one delegate of a ``Network``'s URLSession: routes every callback to the transfer that owns
+/// the task, through the ``TransferRegistry`` (per-task delegates are never called on Linux).
+///
+/// Callbacks arrive one at a time on the Network's serial delegate queue. A task with no
+/// registered transfer has already ended (cancelled, timed out): its callbacks are ignored.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let registry: TransferRegistry
+
+    init(registry: TransferRegistry) {
+        self.registry = registry
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        registry.transfer(for: dataTask)?.didReceive(response: response)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        registry.transfer(for: dataTask)?.didReceive(data: data)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+    ) {
+        registry.transfer(for: task)?.didSend(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let transfer = registry.transfer(for: task) else { return }
+        registry.detach(task)
+        transfer.didComplete(error: error)
+    }
+
+    /// Courier sends credentials up front (``Authentication``), so a server challenge means they
+    /// were refused, and the `401` itself is the answer the caller needs.
+    ///
+    /// On Linux (measured): the `401` response and its body are delivered *before* the challenge;
+    /// `.performDefaultHandling` then hangs the task for ever, `.useCredential` without a
+    /// credential crashes, and rejecting ends the task with `URLError.cancelled`. So Courier
+    /// rejects, tells the transfer, and the transfer reports the `401` it already holds as
+    /// ``NetworkError/httpStatus(_:)``. Other challenges (TLS server trust, client certificates)
+    /// keep the system's default handling.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        switch challenge.protectionSpace.authenticationMethod {
+        case NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+             NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate, NSURLAuthenticationMethodDefault:
+            registry.transfer(for: task)?.didRejectAuthenticationChallenge()
+            completionHandler(.rejectProtectionSpace, nil)
+        default:
+            completionHandler(.performDefaultHandling, nil)
+        }
+    }
+}
