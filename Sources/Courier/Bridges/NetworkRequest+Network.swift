@@ -1,0 +1,33 @@
+import Foundation
+
+extension NetworkRequest {
+    /// Schedules this request on `network` (``Network/shared`` by default).
+    /// See ``Network/schedule(_:callbackQueue:progress:completion:)``.
+    @discardableResult
+    public func schedule(
+        on network: Network = .shared,
+        callbackQueue: DispatchQueue? = nil,
+        progress: ((TransferProgress) -> Void)? = nil,
+        completion: @escaping (Result<Output, any Error>) -> Void
+    ) -> NetworkTask {
+        network.schedule(self, callbackQueue: callbackQueue, progress: progress, completion: completion)
+    }
+
+    /// Runs this request on `network` and blocks until it ends.
+    /// See ``Network/scheduleSynchronously(_:timeout:progress:)``.
+    public func scheduleSynchronously(
+        on network: Network = .shared,
+        timeout: TimeInterval? = nil,
+        progress: ((TransferProgress) -> Void)? = nil
+    ) -> Result<Output, any Error> {
+        network.scheduleSynchronously(self, timeout: timeout, progress: progress)
+    }
+
+    /// Runs this request on `network` and returns its output. See ``Network/response(for:progress:)``.
+    public func response(
+        on network: Network = .shared,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> Output {
+        try await network.response(for: self, progress: progress)
+    }
+}
