@@ -1,0 +1,214 @@
+import Courier
+import Foundation
+import XCTest
+
+/// Cancel is immediate, wins every race at most once, and a cancelled queued request never starts.
+final class CancellationTests: XCTestCase {
+    func testCancelWhileTheServerHoldsTheHeaders() throws {
+        let server = try makeServer()
+        let gate = Gate()
+        addTeardownBlock { gate.open() }
+        server.route("/hold") { _, writer in
+            gate.wait(timeout: 30)
+            writer.respond(status: 200, text: "too late")
+        }
+        let network = makeNetwork()
+        let done = expectation(description: "cancelled")
+        let outcome = Box<Result<Data, any Error>>()
+        let task = network.schedule(Request<Data>.get(server.url("/hold"))) { result in
+            outcome.value = result
+            done.fulfill()
+        }
+        // Cancel only once the server has the request, so it is truly in flight.
+        XCTAssertTrue(waitUntil { server.currentConcurrentRequests == 1 })
+        task.cancel()
+        XCTAssertEqual(task.state, .cancelled)
+        XCTAssertTrue(task.isCancelled)
+        // The completion arrives while the server is still holding the response: it did not
+        // wait for URLSession to notice.
+        wait(for: [done], timeout: 10)
+        guard case .cancelled? = networkError(outcome.value) else { return XCTFail("expected cancelled") }
+        XCTAssertEqual(server.currentConcurrentRequests, 1)
+    }
+
+    func testCancelMidBodyDropsLateBytes() throws {
+        let server = try makeServer().withStandardRoutes()
+        let gate = Gate()
+        let firstHalfSent = Gate()
+        let handlerDone = Gate()
+        addTeardownBlock { gate.open() }
+        server.route("/half") { _, writer in
+            writer.writeHead(status: 200, headers: [("Content-Length", "2000000")])
+            writer.write(Data(repeating: 0x42, count: 1_000_000))
+            firstHalfSent.open()
+            gate.wait(timeout: 30)
+            writer.write(Data(repeating: 0x43, count: 1_000_000))
+            handlerDone.open()
+        }
+        let callbacks = DispatchQueue(label: "test.callbacks")
+        let network = makeNetwork(callbackQueue: callbacks)
+        let events = Box<[String]>([])
+        let sawBytes = expectation(description: "some progress")
+        sawBytes.assertForOverFulfill = false
+        let done = expectation(description: "completion")
+        let task = network.schedule(Request<Data>.get(server.url("/half"))) { progress in
+            events.mutate { $0?.append("progress \(progress.completedBytes)") }
+            sawBytes.fulfill()
+        } completion: { result in
+            events.mutate { $0?.append("completion \(result)") }
+            done.fulfill()
+        }
+        XCTAssertTrue(firstHalfSent.wait(timeout: 10))
+        wait(for: [sawBytes], timeout: 10)
+        task.cancel()
+        wait(for: [done], timeout: 10)
+        gate.open()
+        XCTAssertTrue(handlerDone.wait(timeout: 10))
+        // A later request through the same network and callback queue: anything the cancelled
+        // one could still deliver would have been queued before this completion.
+        XCTAssertNotNil(try result(of: Request<Data>.get(server.url("/hello")), on: network)?.get())
+        callbacks.sync {}
+
+        let log = events.value ?? []
+        XCTAssertTrue(log.last?.hasPrefix("completion failure") ?? false, "\(log.suffix(3))")
+        XCTAssertEqual(log.filter { $0.hasPrefix("completion") }.count, 1)
+    }
+
+    func testCancelledQueuedRequestNeverStarts() throws {
+        let server = try makeServer().withStandardRoutes()
+        let gate = Gate()
+        addTeardownBlock { gate.open() }
+        server.route("/block") { _, writer in
+            gate.wait(timeout: 30)
+            writer.respond(status: 200, text: "ok")
+        }
+        server.route("/never") { _, writer in writer.respond(status: 200, text: "should not be asked") }
+        let network = makeNetwork(limit: 1)
+        let cancelled = expectation(description: "queued one cancelled")
+        let first = expectation(description: "first done")
+        network.schedule(Request<Data>.get(server.url("/block"))) { _ in first.fulfill() }
+        let queued = network.schedule(Request<Data>.get(server.url("/never"))) { result in
+            guard case .failure(NetworkError.cancelled) = result else { return XCTFail("\(result)") }
+            cancelled.fulfill()
+        }
+        XCTAssertEqual(queued.state, .queued)
+        queued.cancel()
+        // Delivered at once, although the request ahead of it is still blocked.
+        wait(for: [cancelled], timeout: 10)
+        gate.open()
+        wait(for: [first], timeout: 10)
+        // The slot it would have used serves the next request, and /never was never asked for.
+        XCTAssertNotNil(try result(of: Request<Data>.get(server.url("/hello")), on: network)?.get())
+        XCTAssertFalse(server.receivedRequests.contains { $0.path == "/never" })
+    }
+
+    func testCancelAfterFinishChangesNothing() throws {
+        let server = try makeServer().withStandardRoutes()
+        let network = makeNetwork()
+        let counter = CompletionCounter()
+        let done = expectation(description: "done")
+        let task = network.schedule(Request<Data>.get(server.url("/hello"))) { result in
+            counter.record(0, outcome: (try? result.get()) == nil ? "failure" : "success")
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 10)
+        task.cancel()
+        network.cancelAll()
+        XCTAssertNotNil(try result(of: Request<Data>.get(server.url("/hello")), on: network)?.get())
+        XCTAssertEqual(task.state, .finished)
+        XCTAssertEqual(counter.total, 1)
+        XCTAssertEqual(counter.byOutcome["success"], 1)
+    }
+
+    func testCancelAllEndsRunningAndQueuedRequests() throws {
+        let server = try makeServer()
+        let gate = Gate()
+        addTeardownBlock { gate.open() }
+        server.route("/hold") { _, writer in
+            gate.wait(timeout: 30)
+            writer.respond(status: 200, text: "late")
+        }
+        let network = makeNetwork(limit: 2)
+        let done = expectation(description: "all cancelled")
+        done.expectedFulfillmentCount = 5
+        let tasks = (0..<5).map { _ in
+            network.schedule(Request<Data>.get(server.url("/hold"))) { result in
+                guard case .failure(NetworkError.cancelled) = result else { return XCTFail("\(result)") }
+                done.fulfill()
+            }
+        }
+        XCTAssertTrue(waitUntil { server.currentConcurrentRequests == 2 })
+        network.cancelAll()
+        wait(for: [done], timeout: 10)
+        XCTAssertTrue(tasks.allSatisfy { $0.state == .cancelled })
+        XCTAssertLessThanOrEqual(server.requestCount, 2)
+    }
+
+    /// 1,000 requests of mixed kinds, each cancelled at a random moment (or not at all):
+    /// every one must complete exactly once, on its callback queue.
+    func testExactlyOnceUnderRandomCancels() throws {
+        let server = try makeServer().withStandardRoutes()
+        server.route("/drip") { _, writer in
+            writer.writeHead(status: 200, headers: [("Content-Length", "4000")])
+            for _ in 0..<4 where !writer.peerHasGone {
+                writer.write(Data(repeating: 0x44, count: 1000))
+            }
+        }
+        server.route("/cut") { _, writer in
+            writer.writeHead(status: 200, headers: [("Content-Length", "5000")])
+            writer.write(Data(repeating: 0x45, count: 100))
+            writer.closeConnection()
+        }
+        let paths = ["/hello", "/bytes?n=65536", "/status?code=500", "/drip", "/cut", "/post"]
+        let callbacks = QueueMarker(DispatchQueue(label: "test.stress", attributes: .concurrent))
+        let network = makeNetwork(limit: 6, callbackQueue: callbacks.queue)
+        let counter = CompletionCounter()
+        let offQueue = Box<Int>(0)
+        let count = 1000
+        let all = expectation(description: "all completions")
+        all.expectedFulfillmentCount = count
+        var generator = SystemRandomNumberGenerator()
+        for id in 0..<count {
+            let path = paths[id % paths.count]
+            let task = network.schedule(Request<Data>.get(server.url(path))) { result in
+                if !callbacks.isCurrent { offQueue.mutate { $0! += 1 } }
+                let outcome: String
+                switch result {
+                case .success: outcome = "success"
+                case .failure(NetworkError.cancelled): outcome = "cancelled"
+                case .failure: outcome = "failure"
+                }
+                counter.record(id, outcome: outcome)
+                all.fulfill()
+            }
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0: task.cancel()
+            case 1: DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(Int.random(in: 0...20_000))) { task.cancel() }
+            case 2: DispatchQueue.global().async { task.cancel() }
+            default: break
+            }
+        }
+        wait(for: [all], timeout: 120)
+        // Late duplicates would arrive after this: flush with one more request and cancelAll.
+        network.cancelAll()
+        XCTAssertNotNil(try result(of: Request<Data>.get(server.url("/hello")), on: network)?.get())
+        XCTAssertEqual(counter.total, count)
+        XCTAssertEqual(counter.distinct, count)
+        XCTAssertEqual(counter.duplicated, [])
+        XCTAssertEqual(offQueue.value, 0)
+        let outcomes = counter.byOutcome
+        XCTAssertGreaterThan(outcomes["cancelled", default: 0], 0, "\(outcomes)")
+        XCTAssertGreaterThan(outcomes["success", default: 0], 0, "\(outcomes)")
+        XCTAssertGreaterThan(outcomes["failure", default: 0], 0, "\(outcomes)")
+        XCTAssertLessThanOrEqual(server.maxConcurrentRequests, 6)
+    }
+}
+
+extension XCTestCase {
+    /// Polls a condition driven by another thread (e.g. the server's view), bounded by `timeout`.
+    /// The wait is on an expectation, not a fixed sleep: it returns as soon as the condition holds.
+    func waitUntil(timeout: TimeInterval = 10, _ condition: @escaping @Sendable () -> Bool) -> Bool {
+        let satisfied = XCTNSPredicateExpectation(predicate: NSPredicate { _, _ in condition() }, object: nil)
+        return XCTWaiter().wait(for: [satisfied], timeout: timeout) == .completed
+    }
+}

@@ -1,0 +1,169 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// Every failure is a typed NetworkError that keeps what the server said.
+final class ErrorTests: XCTestCase {
+    func testMalformedURLIsInvalidURLWithoutTouchingTheNetwork() throws {
+        let network = makeNetwork()
+        for string in ["http://exa mple.com/", "not a url", "ftp://example.com/"] {
+            guard case .invalidURL? = networkError(result(of: Request<Data>.get(string), on: network)) else {
+                return XCTFail("\(string) should be invalidURL")
+            }
+        }
+    }
+
+    func testErrorStatusesCarryStatusHeadersAndBody() throws {
+        let server = try makeServer().withStandardRoutes()
+        let network = makeNetwork()
+        for code in [404, 500] {
+            guard case let .httpStatus(response)? = networkError(result(of: Request<Data>.get(server.url("/status?code=\(code)")), on: network)) else {
+                return XCTFail("expected httpStatus for \(code)")
+            }
+            XCTAssertEqual(response.statusCode, code)
+            XCTAssertEqual(response.headers["x-reason"], "test")
+            XCTAssertEqual(response.text, "status \(code) body")
+            XCTAssertEqual(response.url?.path, "/status")
+        }
+    }
+
+    func testAcceptableStatusCodesCanBeWidened() throws {
+        let server = try makeServer().withStandardRoutes()
+        var request = Request<Data>.get(server.url("/status?code=404")).string()
+        request.acceptableStatusCodes = 200..<500
+        XCTAssertEqual(try result(of: request, on: makeNetwork())?.get(), "status 404 body")
+    }
+
+    func testBadJSONIsDecodingFailedWithTheBody() throws {
+        let server = try makeServer().withStandardRoutes()
+        server.route("/bad-json") { _, writer in writer.respond(json: #"{"id": "not a number"}"#) }
+        guard case let .decodingFailed(underlying, response)? = networkError(result(of: GetPost(url: server.url("/bad-json")), on: makeNetwork())) else {
+            return XCTFail("expected decodingFailed")
+        }
+        XCTAssertTrue(underlying is DecodingError)
+        XCTAssertEqual(response.text, #"{"id": "not a number"}"#)
+        XCTAssertEqual(response.statusCode, 200)
+    }
+
+    func testInvalidUTF8IsDecodingFailedNotRepaired() throws {
+        let server = try makeServer()
+        server.route("/latin1") { _, writer in writer.respond(status: 200, body: Data([0x63, 0x61, 0x66, 0xE9])) }
+        guard case let .decodingFailed(_, response)? = networkError(result(of: Request<Data>.get(server.url("/latin1")).string(), on: makeNetwork())) else {
+            return XCTFail("expected decodingFailed")
+        }
+        XCTAssertEqual(response.body, Data([0x63, 0x61, 0x66, 0xE9]))
+    }
+
+    func testConnectionRefusedIsTransport() {
+        let url = URL(string: "http://127.0.0.1:\(TestServer.unusedPort())/")!
+        guard case let .transport(error)? = networkError(result(of: Request<Data>.get(url), on: makeNetwork())) else {
+            return XCTFail("expected transport")
+        }
+        XCTAssertEqual(error.code, .cannotConnectToHost)
+    }
+
+    func testUnknownHostIsTransport() {
+        // A label longer than 63 bytes can never resolve, and glibc rejects it before sending any
+        // DNS query (checked with strace): the test stays on this machine.
+        let url = URL(string: "http://\(String(repeating: "a", count: 70)).invalid/")!
+        guard case let .transport(error)? = networkError(result(of: Request<Data>.get(url), on: makeNetwork(), timeout: 30)) else {
+            return XCTFail("expected transport")
+        }
+        XCTAssertEqual(error.code, .cannotFindHost)
+    }
+
+    func testServerClosingMidBodyIsTransport() throws {
+        let server = try makeServer()
+        server.route("/cut") { _, writer in
+            writer.writeHead(status: 200, headers: [("Content-Length", "100000")])
+            writer.write(Data(repeating: 0x41, count: 1000))
+            writer.closeConnection()
+        }
+        guard case let .transport(error)? = networkError(result(of: Request<Data>.get(server.url("/cut")), on: makeNetwork())) else {
+            return XCTFail("expected transport")
+        }
+        // libcurl reports "transfer closed with N bytes remaining" as code -1 on Linux.
+        XCTAssertTrue([-1, URLError.networkConnectionLost.rawValue].contains(error.code.rawValue), "\(error.code.rawValue)")
+    }
+
+    func testDeadlineIsEnforcedByCourier() throws {
+        let server = try makeServer()
+        let gate = Gate()
+        addTeardownBlock { gate.open() }
+        server.route("/slow") { _, writer in
+            gate.wait(timeout: 30)
+            writer.respond(status: 200, text: "too late")
+        }
+        let request = Request<Data>(url: server.url("/slow"), timeout: 0.5)
+        let started = Date()
+        guard case .timedOut? = networkError(result(of: request, on: makeNetwork())) else {
+            return XCTFail("expected timedOut")
+        }
+        // Not a timing assertion on performance: only that the deadline, not the server, ended it.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+    }
+
+    func testDeadlineCoversASlowDripBody() throws {
+        let server = try makeServer()
+        let stop = Gate()
+        addTeardownBlock { stop.open() }
+        server.route("/drip") { _, writer in
+            writer.writeHead(status: 200, headers: [("Content-Length", "1000")])
+            // One byte now and then: never idle long enough for an idle timeout, so only an
+            // overall deadline can end it.
+            for _ in 0..<1000 where !writer.peerHasGone {
+                writer.write(Data([0x41]))
+                if stop.wait(timeout: 0.05) { break }
+            }
+        }
+        let request = Request<Data>(url: server.url("/drip"), timeout: 1)
+        guard case .timedOut? = networkError(result(of: request, on: makeNetwork(), timeout: 20)) else {
+            return XCTFail("expected timedOut")
+        }
+    }
+
+    func test401WithWWWAuthenticateIsReportedNotHung() throws {
+        let server = try makeServer()
+        server.route("/private") { _, writer in
+            writer.respond(status: 401, headers: ["WWW-Authenticate": #"Basic realm="test""#], text: "who are you?")
+        }
+        let request = Request<Data>(url: server.url("/private"), authentication: .basic(username: "u", password: "wrong"))
+        guard case let .httpStatus(response)? = networkError(result(of: request, on: makeNetwork(), timeout: 20)) else {
+            return XCTFail("expected httpStatus(401)")
+        }
+        XCTAssertEqual(response.statusCode, 401)
+        XCTAssertEqual(response.headers["WWW-Authenticate"], #"Basic realm="test""#)
+        XCTAssertEqual(response.text, "who are you?")
+    }
+
+    func testConvertErrorMapsToTheAppsOwnError() throws {
+        struct APIRequest: NetworkRequest {
+            typealias Output = Data
+            let url: URL
+            func makeURL() throws -> URL { url }
+            func convertError(_ error: NetworkError, response: HTTPResponse?) -> any Error {
+                AppError(status: response?.statusCode, message: response?.text ?? "\(error)")
+            }
+        }
+        let server = try makeServer().withStandardRoutes()
+        let network = makeNetwork()
+        guard case let .failure(error)? = result(of: APIRequest(url: server.url("/status?code=503")), on: network) else {
+            return XCTFail("expected failure")
+        }
+        XCTAssertEqual(error as? AppError, AppError(status: 503, message: "status 503 body"))
+
+        let refused = APIRequest(url: URL(string: "http://127.0.0.1:\(TestServer.unusedPort())/")!)
+        guard case let .failure(transport)? = result(of: refused, on: network) else { return XCTFail("expected failure") }
+        XCTAssertEqual((transport as? AppError)?.status, nil)
+    }
+
+    func testErrorsDescribeThemselves() {
+        let response = HTTPResponse(statusCode: 418, url: URL(string: "http://x.test/tea"))
+        XCTAssertEqual(NetworkError.httpStatus(response).statusCode, 418)
+        XCTAssertEqual(NetworkError.httpStatus(response).errorDescription, "HTTP 418 from http://x.test/tea")
+        XCTAssertNil(NetworkError.timedOut.response)
+    }
+}

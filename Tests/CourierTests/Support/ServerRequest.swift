@@ -1,0 +1,59 @@
+import Foundation
+
+/// One HTTP request as the test server received it.
+struct ServerRequest: Sendable {
+    let method: String
+    /// The request target's path, without the query, exactly as sent (not percent-decoded).
+    let path: String
+    /// The raw query string without the leading "?", or nil when the target had no "?".
+    let query: String?
+    /// "HTTP/1.1" or "HTTP/1.0", as sent; needed to decide the keep-alive default.
+    let version: String
+    /// Header fields as received, in order, duplicates kept.
+    let headers: [(name: String, value: String)]
+    /// The body: de-chunked for `Transfer-Encoding: chunked`, else `Content-Length` bytes, else empty.
+    let body: Data
+
+    /// Value of the first header named `name`, compared case-insensitively (header names are).
+    func header(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return headers.first { $0.name.lowercased() == wanted }?.value
+    }
+
+    /// All values of the headers named `name`, in order.
+    func headerValues(_ name: String) -> [String] {
+        let wanted = name.lowercased()
+        return headers.filter { $0.name.lowercased() == wanted }.map(\.value)
+    }
+
+    /// The query parsed into a dictionary, percent-decoded. The first occurrence of a key wins
+    /// (like `header(_:)`); a key without "=" maps to "". "+" stays a literal "+", matching how
+    /// URLComponents/URLQueryItem encode queries (they do not turn spaces into "+").
+    var queryItems: [String: String] {
+        guard let query, !query.isEmpty else { return [:] }
+        var items: [String: String] = [:]
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let rawKey = String(parts[0])
+            let rawValue = parts.count > 1 ? String(parts[1]) : ""
+            let key = rawKey.removingPercentEncoding ?? rawKey
+            if items[key] == nil {
+                items[key] = rawValue.removingPercentEncoding ?? rawValue
+            }
+        }
+        return items
+    }
+
+    /// True when the connection must close after this request: `Connection: close`, or
+    /// HTTP/1.0 without `Connection: keep-alive` (1.0 defaults to close).
+    var wantsClose: Bool {
+        let tokens = headerValues("Connection")
+            .flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        if tokens.contains("close") { return true }
+        if version == "HTTP/1.0" { return !tokens.contains("keep-alive") }
+        return false
+    }
+
+    var isHead: Bool { method == "HEAD" }
+}

@@ -1,0 +1,152 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// A JSON model served by the test routes.
+struct Post: Codable, Sendable, Equatable {
+    let id: Int
+    let title: String
+}
+
+/// A request type declared the way an app would declare one.
+struct GetPost: DecodableRequest {
+    typealias Output = Post
+    let url: URL
+    func makeURL() throws -> URL { url }
+}
+
+/// An error type of "the app's own", produced through `convertError`.
+struct AppError: Error, Equatable {
+    let status: Int?
+    let message: String
+}
+
+extension XCTestCase {
+    /// A loopback server that stops when the test ends.
+    func makeServer() throws -> TestServer {
+        let server = try TestServer()
+        addTeardownBlock { server.stop() }
+        return server
+    }
+
+    /// A network whose callbacks run on a private serial queue, and that cancels whatever is
+    /// left when the test ends.
+    func makeNetwork(limit: Int = 6, callbackQueue: DispatchQueue? = nil) -> Network {
+        let network = Network(
+            configuration: .ephemeral,
+            callbackQueue: callbackQueue ?? DispatchQueue(label: "test.callbacks"),
+            maximumConcurrentRequests: limit)
+        addTeardownBlock { network.cancelAll() }
+        return network
+    }
+
+    /// Schedules `request` and waits (bounded) for its completion.
+    func result<R: NetworkRequest>(
+        of request: R, on network: Network, timeout: TimeInterval = 10,
+        file: StaticString = #filePath, line: UInt = #line
+    ) -> Result<R.Output, any Error>? {
+        let done = expectation(description: "completion")
+        let box = Box<Result<R.Output, any Error>>()
+        network.schedule(request) { result in
+            box.value = result
+            done.fulfill()
+        }
+        wait(for: [done], timeout: timeout)
+        return box.value
+    }
+
+    /// Asserts that `result` failed with a ``NetworkError`` and returns it.
+    @discardableResult
+    func networkError<T>(
+        _ result: Result<T, any Error>?, file: StaticString = #filePath, line: UInt = #line
+    ) -> NetworkError? {
+        guard case let .failure(error)? = result else {
+            XCTFail("expected a failure, got \(String(describing: result))", file: file, line: line)
+            return nil
+        }
+        guard let networkError = error as? NetworkError else {
+            XCTFail("expected a NetworkError, got \(error)", file: file, line: line)
+            return nil
+        }
+        return networkError
+    }
+}
+
+/// A value shared between a test and its callbacks.
+final class Box<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value?
+
+    init(_ value: Value? = nil) { stored = value }
+
+    var value: Value? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+
+    func mutate(_ body: (inout Value?) -> Void) {
+        lock.withLock { body(&stored) }
+    }
+}
+
+/// Counts how often each request's completion ran, to prove "exactly once".
+final class CompletionCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [Int: Int] = [:]
+    private var outcomes: [String: Int] = [:]
+
+    func record(_ id: Int, outcome: String) {
+        lock.withLock {
+            counts[id, default: 0] += 1
+            outcomes[outcome, default: 0] += 1
+        }
+    }
+
+    var total: Int { lock.withLock { counts.values.reduce(0, +) } }
+    var duplicated: [Int] { lock.withLock { counts.filter { $0.value > 1 }.map(\.key) } }
+    var distinct: Int { lock.withLock { counts.count } }
+    var byOutcome: [String: Int] { lock.withLock { outcomes } }
+}
+
+/// Marks a queue so a callback can check that it really runs there
+/// (`DispatchQueue` has no usable identity on Linux).
+final class QueueMarker: Sendable {
+    private let key = DispatchSpecificKey<Int>()
+    let queue: DispatchQueue
+
+    init(_ queue: DispatchQueue) {
+        self.queue = queue
+        queue.setSpecific(key: key, value: 1)
+    }
+
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == 1 }
+}
+
+/// Routes shared by many tests.
+extension TestServer {
+    /// Installs the common routes and returns the server.
+    @discardableResult
+    func withStandardRoutes() -> TestServer {
+        route("/hello") { _, writer in writer.respond(status: 200, headers: ["Content-Type": "text/plain"], text: "hello") }
+        route("/post") { _, writer in writer.respond(json: #"{"id":1,"title":"First"}"#) }
+        route("/echo") { request, writer in
+            var headers = ["X-Method": request.method]
+            headers["X-Content-Type"] = request.header("Content-Type") ?? "-"
+            headers["X-Authorization"] = request.header("Authorization") ?? "-"
+            writer.respond(status: 200, headers: headers, body: request.body)
+        }
+        route("/status") { request, writer in
+            let code = Int(request.queryItems["code"] ?? "") ?? 500
+            writer.respond(status: code, headers: ["X-Reason": "test"], text: "status \(code) body")
+        }
+        route("/empty") { _, writer in writer.respond(status: 204) }
+        route("/bytes") { request, writer in
+            let count = Int(request.queryItems["n"] ?? "") ?? 1024
+            writer.respond(status: 200, body: Data(repeating: 0x61, count: count))
+        }
+        return self
+    }
+}
