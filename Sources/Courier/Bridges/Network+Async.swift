@@ -15,39 +15,33 @@ extension Network {
         for request: R,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> R.Output {
-        try Task.checkCancellation()
-        let handle = CancellationHandle()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<R.Output, any Error>, Never>) in
-                let task = core.schedule(request, target: .immediate, progress: progress) { continuation.resume(returning: $0) }
-                handle.attach(task)
-            }
-        } onCancel: {
-            handle.cancel()
+        try await core.runAsync { completion in
+            core.schedule(request, target: .immediate, progress: progress, completion: completion)
         }
-        if case .failure = result, Task.isCancelled { throw CancellationError() }
-        return try result.get()
     }
 }
 
-/// Links a Swift `Task`'s cancellation to a ``NetworkTask`` that may not exist yet when the
-/// cancellation arrives.
-final class CancellationHandle: Sendable {
-    private let state = Locked<(task: NetworkTask?, cancelled: Bool)>((nil, false))
-
-    func attach(_ task: NetworkTask) {
-        let cancelled = state.withLock { state -> Bool in
-            state.task = task
-            return state.cancelled
-        }
-        if cancelled { task.cancel() }
+extension Network {
+    /// Downloads to a file; the async form of ``download(_:to:options:callbackQueue:progress:completion:)``.
+    /// Cancelling the calling `Task` cancels the download (keeping the partial file for a resume)
+    /// and throws `CancellationError`.
+    public func download<R: NetworkRequest>(
+        _ request: R,
+        to destination: URL,
+        options: DownloadOptions = []
+    ) async throws -> URL {
+        try await download(request, to: destination, options: options, progress: nil)
     }
 
-    func cancel() {
-        let task = state.withLock { state -> NetworkTask? in
-            state.cancelled = true
-            return state.task
+    /// Downloads to a file, reporting progress; see ``download(_:to:options:)``.
+    public func download<R: NetworkRequest>(
+        _ request: R,
+        to destination: URL,
+        options: DownloadOptions = [],
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> URL {
+        try await core.runAsync { completion in
+            core.download(request, to: destination, options: options, target: .immediate, progress: progress, completion: completion)
         }
-        task?.cancel()
     }
 }

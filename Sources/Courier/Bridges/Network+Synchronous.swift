@@ -23,38 +23,26 @@ extension Network {
         timeout: TimeInterval? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) -> Result<R.Output, any Error> {
-        if let reason = core.deadlockReason() {
-            return .failure(request.convertError(.wouldDeadlock(reason), response: nil))
-        }
-        let outcome = BlockingResult<R.Output>()
-        let task = core.schedule(request, target: .immediate, progress: progress) { outcome.set($0) }
-        return outcome.wait(timeout: timeout) {
-            // The wait ran out: end the request; its (now failed) completion fills the outcome.
-            task.transfer.end(with: .timedOut)
+        core.runBlocking(timeout: timeout, failure: { request.convertError($0, response: nil) }) { completion in
+            core.schedule(request, target: .immediate, progress: progress, completion: completion)
         }
     }
 }
 
-/// A result handed from a Courier thread to a blocked caller.
-final class BlockingResult<Output: Sendable>: @unchecked Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let result = Locked<Result<Output, any Error>?>(nil)
-
-    func set(_ value: Result<Output, any Error>) {
-        result.withLock { $0 = value }
-        semaphore.signal()
-    }
-
-    /// Waits for the result; if `timeout` passes first, runs `onTimeout` (which must lead to
-    /// ``set(_:)`` being called) and waits for that.
-    func wait(timeout: TimeInterval?, onTimeout: () -> Void) -> Result<Output, any Error> {
-        let deadline: DispatchTime = timeout.map { .now() + max(0, $0) } ?? .distantFuture
-        if semaphore.wait(timeout: deadline) == .timedOut {
-            onTimeout()
-            // Either onTimeout's failure or a result that won the race is being delivered now.
-            semaphore.wait()
+extension Network {
+    /// Downloads to a file and blocks until done; the blocking form of
+    /// ``download(_:to:options:callbackQueue:progress:completion:)``, with the guarantees of
+    /// ``scheduleSynchronously(_:timeout:progress:)``. A `timeout` that passes keeps the partial
+    /// file, so calling again resumes.
+    public func downloadSynchronously<R: NetworkRequest>(
+        _ request: R,
+        to destination: URL,
+        options: DownloadOptions = [],
+        timeout: TimeInterval? = nil,
+        progress: ((TransferProgress) -> Void)? = nil
+    ) -> Result<URL, any Error> {
+        core.runBlocking(timeout: timeout, failure: { request.convertError($0, response: nil) }) { completion in
+            core.download(request, to: destination, options: options, target: .immediate, progress: progress, completion: completion)
         }
-        // set(_:) stored a value before signalling.
-        return result.withLock { $0! }
     }
 }

@@ -17,6 +17,8 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
     /// caller chose; never concurrently with itself.
     private let completion: UncheckedSendable<Completion>
     private let progress: ProgressReporter?
+    /// The temporary file a multipart body is written into, deleted when the transfer ends.
+    private let uploadFile = TemporaryUploadFile()
 
     // Confined to the session's delegate queue.
     private var response: HTTPURLResponse?
@@ -46,7 +48,22 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
     }
 
     override func makeSessionTask(in session: URLSession) throws -> URLSessionTask {
-        session.dataTask(with: try urlRequest.get())
+        let urlRequest = try urlRequest.get()
+        switch request.body {
+        case let .file(url)?:
+            guard FileManager.default.isReadableFile(atPath: url.path) else {
+                throw NetworkError.fileSystem(url, CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path]))
+            }
+            return session.uploadTask(with: urlRequest, fromFile: url)
+        case let .multipart(form)?:
+            return session.uploadTask(with: urlRequest, fromFile: try uploadFile.write(form))
+        default:
+            return session.dataTask(with: urlRequest)
+        }
+    }
+
+    override func didEnd() {
+        uploadFile.remove()
     }
 
     override func didReceive(response: URLResponse) {

@@ -25,6 +25,13 @@ public enum NetworkError: Error, Sendable {
     case encodingFailed(any Error)
     /// A blocking call was made where it could never finish; the message says where.
     case wouldDeadlock(String)
+    /// A file could not be read or written: an unwritable or missing folder, a full disk, a
+    /// missing upload file. Carries the file and the system's error.
+    case fileSystem(URL, any Error)
+    /// A download's destination already exists and ``DownloadOptions/replaceExisting`` was not
+    /// given. The completed body stays in the `.partial` file, so a retry with that option
+    /// finishes without downloading again.
+    case destinationExists(URL)
 }
 
 extension NetworkError {
@@ -66,6 +73,8 @@ extension NetworkError: LocalizedError {
         case let .decodingFailed(error, response): return "Could not decode the \(response.body.count)-byte body: \(error)"
         case let .encodingFailed(error): return "Could not encode the request body: \(error)"
         case let .wouldDeadlock(detail): return "Blocking call refused, it would deadlock: \(detail)"
+        case let .fileSystem(url, error): return "File error at \(url.path): \(error.localizedDescription)"
+        case let .destinationExists(url): return "\(url.path) already exists (use .replaceExisting to overwrite it)"
         }
     }
 }

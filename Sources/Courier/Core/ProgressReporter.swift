@@ -12,9 +12,14 @@ final class ProgressReporter: @unchecked Sendable {
 
     private let handler: UncheckedSendable<(TransferProgress) -> Void>
 
-    // Confined to the delegate queue.
-    private var lastReportTime: [TransferProgress.Direction: UInt64] = [:]
-    private var lastReportedBytes: [TransferProgress.Direction: Int64] = [:]
+    /// What was last sent for one direction; confined to the delegate queue.
+    private struct Last {
+        var time: UInt64 = 0
+        var bytes: Int64 = -1
+    }
+
+    private var lastUpload = Last()
+    private var lastDownload = Last()
 
     // Confined to the handler queue (a serial queue): set when the completion runs, after
     // which no event may reach the caller.
@@ -27,14 +32,13 @@ final class ProgressReporter: @unchecked Sendable {
     /// Offers an event; it goes out if the interval has passed since the last one, or if
     /// `force` is set (the final event) and it says something new.
     func update(_ progress: TransferProgress, force: Bool = false, via transfer: Transfer) {
-        let direction = progress.direction
-        if let last = lastReportedBytes[direction], progress.completedBytes <= last {
-            return  // nothing new; also keeps the events monotonic
-        }
+        var last = progress.direction == .upload ? lastUpload : lastDownload
+        // Nothing new: dropping it also keeps the events monotonic.
+        guard progress.completedBytes > last.bytes else { return }
         let now = DispatchTime.now().uptimeNanoseconds
-        if !force, let last = lastReportTime[direction], now &- last < Self.interval { return }
-        lastReportTime[direction] = now
-        lastReportedBytes[direction] = progress.completedBytes
+        if !force, last.bytes >= 0, now &- last.time < Self.interval { return }
+        last = Last(time: now, bytes: progress.completedBytes)
+        if progress.direction == .upload { lastUpload = last } else { lastDownload = last }
         transfer.onHandlerQueue { [self] in
             // Bytes that arrive after a cancel are dropped, and nothing follows the completion.
             guard !completionDelivered, !transfer.wasCancelled else { return }

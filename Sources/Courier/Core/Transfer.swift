@@ -81,6 +81,9 @@ class Transfer: @unchecked Sendable {
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
     func didComplete(error: (any Error)?) {}
     func didRejectAuthenticationChallenge() {}
+    /// Called once, right after the transfer has ended in any way (before its completion runs):
+    /// release resources such as temporary files. Runs on the thread that ended it.
+    func didEnd() {}
 
     // MARK: - Lifecycle
 
@@ -121,29 +124,47 @@ class Transfer: @unchecked Sendable {
             return true
         }
         guard claimedSlot else { return false }
+        launchSessionTask()
+        return true
+    }
 
+    /// Replaces the URLSession task, which has just completed, with a new one from
+    /// ``makeSessionTask(in:)`` (e.g. a download whose resume was refused must start over).
+    /// The slot and the deadline carry over. Called on the delegate queue.
+    func restartSessionTask() {
+        core.requestQueue.startQueue.async { [self] in
+            let stillRunning = state.withLock { state -> Bool in
+                guard case .running = state.phase else { return false }
+                state.phase = .starting
+                return true
+            }
+            if stillRunning { launchSessionTask() }
+        }
+    }
+
+    /// Creates, registers and resumes the URLSession task; on the start queue, in phase `.starting`.
+    private func launchSessionTask() {
         let task: URLSessionTask
         do {
             task = try makeSessionTask(in: core.session)
         } catch {
-            fail(NetworkError.from(error))
-            return true
+            fail(error as? NetworkError ?? NetworkError.from(error))
+            return
         }
         core.registry.attach(task, to: self)
         let stillWanted = state.withLock { state -> Bool in
             guard case .starting = state.phase else { return false }
             state.phase = .running(task)
-            state.deadline = makeDeadline()
+            if state.deadline == nil { state.deadline = makeDeadline() }
             return true
         }
         if stillWanted {
             task.resume()
         } else {
-            // Cancelled while the task was being made: it was never resumed, drop it quietly.
+            // Ended while the task was being made: it was never resumed, drop it quietly.
             core.registry.detach(task)
             core.cancelInBackground(task)
         }
-        return true
     }
 
     /// Cancels the transfer: the completion receives ``NetworkError/cancelled`` at once.
@@ -188,6 +209,7 @@ class Transfer: @unchecked Sendable {
             if case .aborted = ending { core.cancelInBackground(task) }
         }
         core.transferDidEnd(self, releasingSlot: claim.slot)
+        didEnd()
         return true
     }
 
