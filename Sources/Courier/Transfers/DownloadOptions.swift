@@ -1,0 +1,20 @@
+/// How ``Network/download(_:to:options:callbackQueue:progress:completion:)`` treats the files around it.
+public struct DownloadOptions: OptionSet, Sendable, Hashable {
+    /// The raw bits.
+    public let rawValue: Int
+
+    /// Creates options from raw bits.
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    /// Ignore (and delete) a `.partial` file left by an earlier attempt and start from the first
+    /// byte; and keep nothing behind if this attempt fails.
+    public static let noResume = DownloadOptions(rawValue: 1 << 0)
+    /// Replace a file already at the destination (atomically, once the download is complete).
+    /// Without it an existing destination fails the download with ``NetworkError/destinationExists(_:)``.
+    public static let replaceExisting = DownloadOptions(rawValue: 1 << 1)
+    /// Create the destination's folder (and its parents) if missing. Without it a missing folder
+    /// fails the download with ``NetworkError/fileSystem(_:_:)``.
+    public static let createDirectories = DownloadOptions(rawValue: 1 << 2)
+}

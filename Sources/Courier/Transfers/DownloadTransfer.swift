@@ -1,0 +1,301 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A download streamed to disk through a delegate-based data task, resumable by hand.
+///
+/// URLSession's own download tasks cannot be used on Linux: their resume data is always `nil`,
+/// and they leave `TMPDIR/<UUID>.tmp` behind on every outcome. Here every chunk is appended to
+/// `<destination>.partial` on the delegate queue (per-chunk work is one `write`), a sidecar keeps
+/// the URL and validator, and a later download sends `Range` + `If-Range` to fetch the rest.
+///
+/// Outcomes:
+/// - complete and valid → `rename(2)` into place, sidecar removed;
+/// - cancelled, timed out, connection lost, disk full → partial file and sidecar kept;
+/// - error status → the error page is collected in memory (never written to the partial file).
+final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable {
+    typealias Completion = (Result<URL, any Error>) -> Void
+
+    private let request: Request
+    private let baseRequest: Result<URLRequest, NetworkError>
+    private let files: DownloadFiles
+    private let options: DownloadOptions
+    private let completion: UncheckedSendable<Completion>
+    private let progress: ProgressReporter?
+
+    /// Set on the start queue when the task is made, read on the delegate queue.
+    private let resumeOffset = Locked<Int64>(0)
+
+    /// Where the body is going; confined to the delegate queue.
+    private enum Sink {
+        /// No response yet.
+        case waiting
+        /// Appending to the partial file.
+        case file(FileHandle)
+        /// An unacceptable status: its body is kept in memory for the error.
+        case errorBody(HTTPURLResponse, Data)
+        /// The server refused the range (`416`, or an unusable `206`): the body is ignored and
+        /// the transfer starts over without `Range` once this task completes.
+        case restart
+    }
+
+    /// Chunks are gathered here and written 1 MB at a time: one `write` per 64 chunks keeps the
+    /// delegate queue ahead of libcurl, which on Linux never waits for a slow consumer (the
+    /// backlog would pile up in memory).
+    private static var writeBlockSize: Int { 1 << 20 }
+
+    // Confined to the delegate queue.
+    private var sink: Sink = .waiting
+    private var buffer = Data()
+    /// Bytes of the body so far, written or still in `buffer`.
+    private var written: Int64 = 0
+    private var expectedTotal: Int64?
+    private var canResume = false
+
+    init(
+        core: NetworkCore, request: Request, destination: URL, options: DownloadOptions, target: CallbackTarget,
+        progress: ((TransferProgress) -> Void)?, completion: @escaping Completion
+    ) {
+        self.request = request
+        self.baseRequest = Result { try request.makeURLRequest() }.mapError { error in
+            error as? NetworkError ?? .invalidURL(String(describing: error))
+        }
+        self.files = DownloadFiles(destination: destination)
+        self.options = options
+        self.completion = UncheckedSendable(completion)
+        self.progress = progress.map(ProgressReporter.init)
+        super.init(core: core, timeout: request.timeout, target: target, reportsProgress: progress != nil)
+    }
+
+    override var preparationError: NetworkError? {
+        if case let .failure(error) = baseRequest { return error }
+        return nil
+    }
+
+    /// On the start queue: checks the destination, and asks for the rest of a partial file left
+    /// by an earlier attempt when its sidecar says it came from this URL.
+    override func makeSessionTask(in session: URLSession) throws -> URLSessionTask {
+        var urlRequest = try baseRequest.get()
+        try files.checkDestination(options: options)
+        var offset: Int64 = 0
+        if options.contains(.noResume) || startOverRequested {
+            files.removeResumeState()
+        } else if let record = files.loadRecord(), record.url == urlRequest.url?.absoluteString,
+                  let size = files.partialSize(), size > 0 {
+            urlRequest.setValue("bytes=\(size)-", forHTTPHeaderField: "Range")
+            urlRequest.setValue(record.validator, forHTTPHeaderField: "If-Range")
+            offset = size
+        } else {
+            // Bytes of unknown origin cannot be trusted: start clean.
+            files.removeResumeState()
+        }
+        resumeOffset.withLock { $0 = offset }
+        return session.dataTask(with: urlRequest)
+    }
+
+    /// Set (on the delegate queue) before a restart, read on the start queue.
+    private let startOverFlag = Locked(false)
+    private var startOverRequested: Bool { startOverFlag.withLock { $0 } }
+
+    override func didReceive(response: URLResponse) {
+        guard let http = response as? HTTPURLResponse else { return }
+        let offset = resumeOffset.withLock { $0 }
+        if offset > 0 {
+            if http.statusCode == 206, let range = ContentRange(http.value(forHTTPHeaderField: "Content-Range")),
+               range.start == offset {
+                let rest = http.expectedContentLength
+                openPartial(appendingAt: offset, total: range.total ?? (rest >= 0 ? offset + rest : nil), response: http)
+                return
+            }
+            if http.statusCode == 206 || http.statusCode == 416 {
+                // A range we did not ask for, or one the server cannot serve: start over.
+                sink = .restart
+                return
+            }
+            // Any other status: the server ignored the range or the file changed (If-Range
+            // mismatch gives 200). Handled below like a first attempt.
+        }
+        do {
+            try request.validate(HTTPResponse(http, body: Data()))
+        } catch {
+            sink = .errorBody(http, Data())
+            return
+        }
+        let length = http.expectedContentLength
+        openPartial(appendingAt: 0, total: length >= 0 ? length : nil, response: http)
+    }
+
+    override func didReceive(data: Data) {
+        switch sink {
+        case let .file(handle):
+            buffer.append(data)
+            written += Int64(data.count)
+            if buffer.count >= Self.writeBlockSize {
+                do {
+                    try flush(to: handle)
+                } catch {
+                    end(with: .fileSystem(files.partial, error))
+                    return
+                }
+            }
+            reportProgress(force: false)
+        case .errorBody(let response, var body):
+            // Bounded: an error page is for reading, not for filling memory.
+            if body.count < 4 << 20 { body.append(data) }
+            sink = .errorBody(response, body)
+        case .waiting, .restart:
+            break
+        }
+    }
+
+    override func didComplete(error: (any Error)?) {
+        if case .restart = sink, error == nil {
+            sink = .waiting
+            startOverFlag.withLock { $0 = true }
+            restartSessionTask()
+            return
+        }
+        guard claimEnd(as: .taskCompleted) else { return }
+        let result: Result<URL, any Error>
+        if let error {
+            result = .failure(request.convertError(NetworkError.from(error), response: nil))
+        } else {
+            result = finish()
+        }
+        closePartial(keepForResume: true)
+        deliver(result)
+    }
+
+    /// Ended early (cancel, deadline, disk error, or a failure before any task): the partial
+    /// file is closed on the delegate queue, where it is written, before the completion runs,
+    /// so a caller who immediately downloads again finds a consistent partial file and sidecar.
+    override func deliverFailure(_ error: NetworkError) {
+        core.delegateQueue.async { [self] in
+            closePartial(keepForResume: true)
+            deliver(.failure(request.convertError(error, response: nil)))
+        }
+    }
+
+    // MARK: - Files (delegate queue)
+
+    private func openPartial(appendingAt offset: Int64, total: Int64?, response: HTTPURLResponse) {
+        do {
+            if offset == 0 {
+                files.removeResumeState()
+                guard FileManager.default.createFile(atPath: files.partial.path, contents: nil) else {
+                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: files.partial.path])
+                }
+            }
+            let handle = try FileHandle(forWritingTo: files.partial)
+            buffer = Data(capacity: Self.writeBlockSize + (64 << 10))
+            try handle.seek(toOffset: UInt64(offset))
+            try handle.truncate(atOffset: UInt64(offset))
+            sink = .file(handle)
+            written = offset
+            expectedTotal = total
+            // Resumable only with a validator: without one, "the rest" might belong to another file.
+            let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
+            // The URL asked for, not the one redirected to: the next attempt asks for the same.
+            if offset == 0, let validator, let url = try? baseRequest.get().url?.absoluteString {
+                try files.saveRecord(.init(url: url, validator: validator, bytes: 0))
+            }
+            canResume = offset > 0 || validator != nil
+            reportProgress(force: true)
+        } catch {
+            sink = .waiting
+            end(with: .fileSystem(files.partial, error))
+        }
+    }
+
+    /// The body is complete: check its length, move it into place.
+    private func finish() -> Result<URL, any Error> {
+        switch sink {
+        case let .errorBody(response, body):
+            let full = HTTPResponse(response, body: body)
+            do {
+                try request.validate(full)
+                return .failure(request.convertError(.httpStatus(full), response: full))
+            } catch let error as NetworkError {
+                return .failure(request.convertError(error, response: full))
+            } catch {
+                return .failure(error)
+            }
+        case .waiting, .restart:
+            return .failure(request.convertError(.transport(URLError(.badServerResponse)), response: nil))
+        case let .file(handle):
+            if let expectedTotal, written != expectedTotal {
+                // Keep what arrived: a later attempt resumes from it.
+                return .failure(request.convertError(.transport(URLError(.networkConnectionLost)), response: nil))
+            }
+            do {
+                try flush(to: handle)
+                try handle.close()
+                sink = .waiting
+                try files.moveIntoPlace(options: options)
+                reportProgress(force: true)
+                return .success(files.destination)
+            } catch let error as NetworkError {
+                return .failure(request.convertError(error, response: nil))
+            } catch {
+                return .failure(request.convertError(.fileSystem(files.partial, error), response: nil))
+            }
+        }
+    }
+
+    private func flush(to handle: FileHandle) throws {
+        guard !buffer.isEmpty else { return }
+        try handle.write(contentsOf: buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is buffered, closes the partial file, and either records how far it got or
+    /// removes it. After a failed write the file is shorter than `written`; the record keeps the
+    /// file's real size, which is what a resume asks for.
+    private func closePartial(keepForResume: Bool) {
+        guard case let .file(handle) = sink else { return }
+        sink = .waiting
+        let flushed = (try? flush(to: handle)) != nil
+        buffer = Data()
+        try? handle.close()
+        if !flushed { written = files.partialSize() ?? 0 }
+        if keepForResume, canResume, !options.contains(.noResume),
+           var record = files.loadRecord() {
+            record.bytes = written
+            try? files.saveRecord(record)
+        } else {
+            files.removeResumeState()
+        }
+    }
+
+    private func deliver(_ result: Result<URL, any Error>) {
+        onHandlerQueue { [self] in
+            progress?.markCompletionDelivered()
+            completion.value(result)
+        }
+    }
+
+    private func reportProgress(force: Bool) {
+        progress?.update(TransferProgress(completedBytes: written, totalBytes: expectedTotal), force: force, via: self)
+    }
+}
+
+/// A parsed `Content-Range: bytes START-END/TOTAL` header (`TOTAL` may be `*`).
+struct ContentRange: Equatable {
+    let start: Int64
+    let end: Int64
+    let total: Int64?
+
+    init?(_ header: String?) {
+        guard let header, header.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = header.dropFirst(6)
+        let halves = spec.split(separator: "/", maxSplits: 1)
+        guard halves.count == 2 else { return nil }
+        let bounds = halves[0].split(separator: "-", maxSplits: 1)
+        guard bounds.count == 2, let start = Int64(bounds[0].trimmingCharacters(in: .whitespaces)),
+              let end = Int64(bounds[1].trimmingCharacters(in: .whitespaces)), start <= end else { return nil }
+        self.start = start
+        self.end = end
+        self.total = halves[1] == "*" ? nil : Int64(halves[1].trimmingCharacters(in: .whitespaces))
+    }
+}
