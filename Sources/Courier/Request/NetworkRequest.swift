@@ -93,7 +93,8 @@ extension NetworkRequest {
             request.setValue(authentication.headerValue, forHTTPHeaderField: "Authorization")
         }
         if let body {
-            request.httpBody = try body.encoded()
+            // Streamed bodies are uploaded from a file by the transfer, never held here.
+            if !body.isStreamed { request.httpBody = try body.encoded() }
             if request.value(forHTTPHeaderField: "Content-Type") == nil {
                 request.setValue(body.contentType, forHTTPHeaderField: "Content-Type")
             }

@@ -13,6 +13,13 @@ public enum RequestBody: Sendable {
     case form([(String, String)])
     /// UTF-8 text, sent as `text/plain; charset=utf-8`.
     case text(String)
+    /// The contents of a file, streamed from disk (never loaded into memory), with upload
+    /// progress. The media type is guessed from the file extension.
+    case file(URL)
+    /// A `multipart/form-data` form (RFC 7578). Courier writes it into a temporary file and
+    /// uploads from that file, so file parts of any size never sit in memory; the temporary file
+    /// is deleted when the upload ends, whichever way it ends.
+    case multipart(MultipartForm)
 
     /// The `Content-Type` Courier sends with this body.
     public var contentType: String {
@@ -21,12 +28,26 @@ public enum RequestBody: Sendable {
         case .json: return "application/json"
         case .form: return "application/x-www-form-urlencoded"
         case .text: return "text/plain; charset=utf-8"
+        case let .file(url): return MultipartForm.mimeType(forPathExtension: url.pathExtension)
+        case let .multipart(form): return form.contentType
         }
     }
 
-    /// Encodes the body into the bytes to send.
+    /// Whether the body is uploaded from a file rather than from memory.
+    var isStreamed: Bool {
+        switch self {
+        case .file, .multipart: return true
+        default: return false
+        }
+    }
+
+    /// Encodes the body into the bytes to send, in memory.
     ///
-    /// - Throws: ``NetworkError/encodingFailed(_:)`` when a `.json` value cannot be encoded.
+    /// Courier itself never calls this for `.file` and `.multipart` bodies, which it streams from
+    /// disk; for those it reads the whole body into memory, for small bodies and tests only.
+    ///
+    /// - Throws: ``NetworkError/encodingFailed(_:)`` when a `.json` value cannot be encoded,
+    ///   ``NetworkError/fileSystem(_:_:)`` when a file cannot be read.
     public func encoded() throws -> Data {
         switch self {
         case let .data(data, _):
@@ -41,6 +62,18 @@ public enum RequestBody: Sendable {
             return Data(FormEncoding.encode(fields).utf8)
         case let .text(text):
             return Data(text.utf8)
+        case let .file(url):
+            do {
+                return try Data(contentsOf: url)
+            } catch {
+                throw NetworkError.fileSystem(url, error)
+            }
+        case let .multipart(form):
+            do {
+                return try form.encodedData()
+            } catch {
+                throw NetworkError.encodingFailed(error)
+            }
         }
     }
 }

@@ -1,0 +1,42 @@
+import Foundation
+
+/// The temporary file a `.multipart` body is encoded into before upload (URLSession on Linux
+/// crashes on stream bodies, so the form is written to disk and uploaded from there).
+///
+/// The file is deleted exactly once, when the transfer ends, however it ends — including when
+/// the end (a cancel) races with the writing of the file itself.
+final class TemporaryUploadFile: Sendable {
+    private let state = Locked<(url: URL?, ended: Bool)>((nil, false))
+
+    /// Encodes `form` into a new temporary file and returns its URL. Runs on the start queue.
+    func write(_ form: MultipartForm) throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("courier-upload-\(UUID().uuidString).multipart")
+        do {
+            try form.writeEncoded(to: url)
+        } catch let error as MultipartForm.EncodingError {
+            try? FileManager.default.removeItem(at: url)
+            if case let .fileNotReadable(file, _) = error { throw NetworkError.fileSystem(file, error) }
+            throw NetworkError.encodingFailed(error)
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            throw NetworkError.fileSystem(url, error)
+        }
+        let alreadyEnded = state.withLock { state -> Bool in
+            if !state.ended { state.url = url }
+            return state.ended
+        }
+        if alreadyEnded { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    /// Deletes the file, if any; later writes delete their file at once.
+    func remove() {
+        let url = state.withLock { state -> URL? in
+            state.ended = true
+            defer { state.url = nil }
+            return state.url
+        }
+        if let url { try? FileManager.default.removeItem(at: url) }
+    }
+}
