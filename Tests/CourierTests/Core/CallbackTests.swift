@@ -120,4 +120,20 @@ final class CallbackTests: XCTestCase {
         XCTAssertEqual(second.state, .finished)
         XCTAssertFalse(first.isCancelled)
     }
+
+    func testRequestsOutliveTheNetworkThatScheduledThem() throws {
+        let server = try makeServer().withStandardRoutes()
+        let done = expectation(description: "completion")
+        weak var released: Network?
+        do {
+            let network = Network(configuration: .ephemeral, callbackQueue: DispatchQueue(label: "test.orphan"))
+            released = network
+            network.schedule(Request<Data>.get(server.url("/bytes?n=100000"))) { result in
+                XCTAssertEqual((try? result.get())?.count, 100_000)
+                done.fulfill()
+            }
+        }
+        XCTAssertNil(released, "the Network itself is not kept alive by its requests")
+        wait(for: [done], timeout: 10)
+    }
 }

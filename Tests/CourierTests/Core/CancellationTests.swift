@@ -144,8 +144,9 @@ final class CancellationTests: XCTestCase {
         XCTAssertLessThanOrEqual(server.requestCount, 2)
     }
 
-    /// 1,000 requests of mixed kinds, each cancelled at a random moment (or not at all):
-    /// every one must complete exactly once, on its callback queue.
+    /// 1,000 requests of mixed kinds, each cancelled at a random moment (or not at all), some
+    /// with deadlines short enough to race the response and the cancel: every one must complete
+    /// exactly once, on its callback queue.
     func testExactlyOnceUnderRandomCancels() throws {
         let server = try makeServer().withStandardRoutes()
         server.route("/drip") { _, writer in
@@ -170,12 +171,15 @@ final class CancellationTests: XCTestCase {
         var generator = SystemRandomNumberGenerator()
         for id in 0..<count {
             let path = paths[id % paths.count]
-            let task = network.schedule(Request<Data>.get(server.url(path))) { result in
+            // Every third request gets a deadline of a few milliseconds, racing everything else.
+            let deadline = id % 3 == 0 ? Double.random(in: 0.001...0.02, using: &generator) : 60
+            let task = network.schedule(Request<Data>(url: server.url(path), timeout: deadline)) { result in
                 if !callbacks.isCurrent { offQueue.mutate { $0! += 1 } }
                 let outcome: String
                 switch result {
                 case .success: outcome = "success"
                 case .failure(NetworkError.cancelled): outcome = "cancelled"
+                case .failure(NetworkError.timedOut): outcome = "timedOut"
                 case .failure: outcome = "failure"
                 }
                 counter.record(id, outcome: outcome)
@@ -200,6 +204,7 @@ final class CancellationTests: XCTestCase {
         XCTAssertGreaterThan(outcomes["cancelled", default: 0], 0, "\(outcomes)")
         XCTAssertGreaterThan(outcomes["success", default: 0], 0, "\(outcomes)")
         XCTAssertGreaterThan(outcomes["failure", default: 0], 0, "\(outcomes)")
+        XCTAssertGreaterThan(outcomes["timedOut", default: 0], 0, "\(outcomes)")
         XCTAssertLessThanOrEqual(server.maxConcurrentRequests, 6)
     }
 }

@@ -13,6 +13,9 @@ struct ServerRequest: Sendable {
     let headers: [(name: String, value: String)]
     /// The body: de-chunked for `Transfer-Encoding: chunked`, else `Content-Length` bytes, else empty.
     let body: Data
+    /// For routes registered with `TestServer.spoolBodies(of:into:)`: the file the body was
+    /// streamed to (then `body` is empty), so a huge upload does not sit in the test's memory.
+    var bodyFile: URL? = nil
 
     /// Value of the first header named `name`, compared case-insensitively (header names are).
     func header(_ name: String) -> String? {

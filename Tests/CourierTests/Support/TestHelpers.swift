@@ -150,3 +150,37 @@ extension TestServer {
         return self
     }
 }
+
+extension XCTestCase {
+    /// A fresh folder under the system's temporary directory, removed when the test ends.
+    func makeTemporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    /// Names of the files in `folder`, sorted.
+    func fileNames(in folder: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+    }
+}
+
+/// Deterministic pseudo-random bytes, so a body has no repeating pattern a bug could hide in.
+func randomBytes(_ count: Int, seed: UInt64 = 42) -> Data {
+    var state = seed
+    var bytes = [UInt8](repeating: 0, count: count)
+    for index in 0..<count {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        bytes[index] = UInt8(truncatingIfNeeded: state >> 33)
+    }
+    return Data(bytes)
+}
+
+/// The resident memory of this process, from /proc (Linux).
+func residentMemoryBytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+          let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+    return kilobytes * 1024
+}

@@ -47,6 +47,11 @@ final class TestServer: @unchecked Sendable {
     /// stop() gives up on it after `timeout` (its socket is already shut down).
     func stop(timeout: TimeInterval = 5) { core.stop(timeout: timeout) }
 
+    /// Streams the `Content-Length` bodies of requests to `path` into new files in `folder`
+    /// (see `ServerRequest.bodyFile`) instead of memory, so tests of huge uploads measure only
+    /// the client's memory.
+    func spoolBodies(of path: String, into folder: URL) { core.setSpool(path, folder) }
+
     /// Requests whose head was fully read.
     var requestCount: Int { core.stats.requestCount }
     /// Most requests in flight at once (head read → handler returned and response flushed).
@@ -103,6 +108,7 @@ final class TestServerCore: @unchecked Sendable {
     private var stopped = false
     private var stopDeadline: Date?
     private var routes: [String: TestServer.Handler] = [:]
+    private var spools: [String: URL] = [:]
     private var connections: [ObjectIdentifier: TestServerSocket] = [:]
     private var liveThreads = 0
     private var statsStorage = Stats()
@@ -128,6 +134,18 @@ final class TestServerCore: @unchecked Sendable {
     }
 
     // MARK: Public-facing state
+
+    func setSpool(_ path: String, _ folder: URL) {
+        state.lock()
+        spools[path] = folder
+        state.unlock()
+    }
+
+    private func spoolFolder(for path: String) -> URL? {
+        state.lock()
+        defer { state.unlock() }
+        return spools[path]
+    }
 
     func setRoute(_ path: String, _ handler: @escaping TestServer.Handler) {
         state.lock()
@@ -293,11 +311,21 @@ final class TestServerCore: @unchecked Sendable {
             guard socket.sendAll(ResponseWriter.head(status: 100, headers: [])) else { return false }
         }
         let body: [UInt8]?
-        if chunked { body = reader.readChunkedBody() } else { body = reader.read(exactly: length) }
+        var bodyFile: URL?
+        if !chunked, let folder = spoolFolder(for: head.path) {
+            let file = folder.appendingPathComponent("body-\(UUID().uuidString)")
+            body = reader.spool(exactly: length, to: file) ? [] : nil
+            bodyFile = file
+        } else if chunked {
+            body = reader.readChunkedBody()
+        } else {
+            body = reader.read(exactly: length)
+        }
         guard let body else { return false }   // peer went away mid-body
 
-        let request = ServerRequest(method: head.method, path: head.path, query: head.query,
+        var request = ServerRequest(method: head.method, path: head.path, query: head.query,
                                     version: head.version, headers: head.headers, body: Data(body))
+        request.bodyFile = bodyFile
         record(request)
         let writer = ResponseWriter(socket: socket, isHeadRequest: request.isHead, requestWantsClose: request.wantsClose)
         var failure: Error?
@@ -463,6 +491,21 @@ private final class ByteReader {
             position += take
         }
         return result
+    }
+
+    /// Streams exactly `count` body bytes into a new file at `url`, 1 MB at a time; false if the
+    /// peer went away or the file cannot be written.
+    func spool(exactly count: Int, to url: URL) -> Bool {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+              let handle = try? FileHandle(forWritingTo: url) else { return false }
+        defer { try? handle.close() }
+        var remaining = count
+        while remaining > 0 {
+            guard let piece = read(exactly: min(remaining, 1 << 20)),
+                  (try? handle.write(contentsOf: piece)) != nil else { return false }
+            remaining -= piece.count
+        }
+        return true
     }
 
     /// One CRLF- (or LF-) terminated line without the terminator; nil on EOF or over `limit`.

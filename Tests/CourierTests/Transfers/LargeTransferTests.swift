@@ -1,0 +1,105 @@
+import Courier
+import Foundation
+import XCTest
+
+/// Large bodies: memory stays flat, and cancel works mid-stream.
+///
+/// The server is paced at 128 MB/s, a fast real network. Unpaced, this in-process server, libcurl
+/// and the test's own (debug, maybe sanitized) consumer fight over two cores, and because
+/// URLSession on Linux never slows down for a slow consumer, the figure would measure the
+/// scheduler rather than Courier. Full-speed figures come from the release-build benchmark
+/// against nginx in its own process (`scripts/bench`).
+final class LargeTransferTests: XCTestCase {
+    private static let size = 256 << 20
+    private static let pace = 128 << 20
+
+    /// A 256 MB file of pseudo-random bytes, written in chunks (never whole in memory).
+    private func makeLargeFile(in folder: URL) throws -> URL {
+        let url = folder.appendingPathComponent("source.bin")
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        let chunk = randomBytes(1 << 20, seed: 99)
+        for index in 0..<(Self.size >> 20) {
+            var block = chunk
+            block[0] = UInt8(truncatingIfNeeded: index)  // no two megabytes alike
+            try handle.write(contentsOf: block)
+        }
+        return url
+    }
+
+    private func assertFilesEqual(_ lhs: URL, _ rhs: URL, length: Int? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+        let left = try FileHandle(forReadingFrom: lhs)
+        let right = try FileHandle(forReadingFrom: rhs)
+        defer { try? left.close(); try? right.close() }
+        var compared = 0
+        while length.map({ compared < $0 }) ?? true {
+            let want = min(4 << 20, (length ?? Int.max) - compared)
+            let a = try left.read(upToCount: want) ?? Data()
+            let b = try right.read(upToCount: want) ?? Data()
+            guard a == b else { return XCTFail("files differ after byte \(compared)", file: file, line: line) }
+            if a.isEmpty { break }
+            compared += a.count
+        }
+    }
+
+    func testA256MegabyteDownloadKeepsMemoryFlat() throws {
+        let folder = try makeTemporaryDirectory()
+        let source = try makeLargeFile(in: folder)
+        let server = try makeServer()
+        server.route("/large") { request, writer in writer.serveFile(at: source, etag: "\"large\"", request: request, bytesPerSecond: Self.pace) }
+        let destination = folder.appendingPathComponent("copy.bin")
+        let network = makeNetwork()
+
+        let baseline = residentMemoryBytes()
+        let peak = Box<Int>(baseline)
+        let result = network.downloadSynchronously(Request<Data>(url: server.url("/large"), timeout: 600), to: destination, timeout: 600) { _ in
+            let now = residentMemoryBytes()
+            peak.mutate { $0 = max($0!, now) }
+        }
+        XCTAssertNoThrow(try result.get())
+        let growth = (peak.value ?? 0) - baseline
+        print("256 MB download: resident memory grew by \(growth >> 10) KB at peak")
+        XCTAssertLessThan(growth, 64 << 20, "resident memory grew by \(growth >> 20) MB")
+        try assertFilesEqual(source, destination)
+        XCTAssertEqual(fileNames(in: folder), ["copy.bin", "source.bin"])
+    }
+
+    func testCancelMidStreamIsImmediateAndKeepsTheBytes() throws {
+        let folder = try makeTemporaryDirectory()
+        let source = try makeLargeFile(in: folder)
+        let server = try makeServer()
+        let serverFinished = Gate()
+        server.route("/large") { request, writer in
+            writer.serveFile(at: source, etag: "\"large\"", request: request, bytesPerSecond: Self.pace)
+            serverFinished.open()
+        }
+        let destination = folder.appendingPathComponent("copy.bin")
+        let network = makeNetwork()
+        let baseline = residentMemoryBytes()
+        let task = Box<NetworkTask>()
+        let cancelled = expectation(description: "cancelled")
+        task.value = network.download(Request<Data>(url: server.url("/large"), timeout: 600), to: destination) { progress in
+            if progress.completedBytes >= 100 << 20 { task.value?.cancel() }
+        } completion: { result in
+            guard case .failure(NetworkError.cancelled) = result else { return XCTFail("\(result)") }
+            cancelled.fulfill()
+        }
+        wait(for: [cancelled], timeout: 120)
+        let partial = URL(fileURLWithPath: destination.path + ".partial")
+        let kept = (try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.intValue ?? 0
+        XCTAssertGreaterThanOrEqual(kept, 100 << 20)
+        XCTAssertLessThan(kept, Self.size)
+        try assertFilesEqual(source, partial, length: kept)
+        // Late bytes were dropped, not buffered: memory did not fill with the rest of the body.
+        let growth = residentMemoryBytes() - baseline
+        print("cancel at 100 MB: kept \(kept >> 20) MB on disk, resident memory grew by \(growth >> 10) KB")
+        XCTAssertLessThan(growth, 64 << 20)
+        serverFinished.wait(timeout: 60)
+
+        // And the next call finishes the file from where the cancel left it.
+        XCTAssertNoThrow(try network.downloadSynchronously(Request<Data>(url: server.url("/large"), timeout: 600), to: destination, timeout: 600).get())
+        try assertFilesEqual(source, destination)
+        XCTAssertEqual(server.receivedRequests.last?.header("Range"), "bytes=\(kept)-")
+    }
+}
