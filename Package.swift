@@ -6,11 +6,18 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "Courier", targets: ["Courier"]),
+        // `swift run courier <url>`. The target has another name because a module `courier`
+        // would clash with `Courier` on case-insensitive file systems.
+        .executable(name: "courier", targets: ["CourierCLI"]),
     ],
     targets: [
         // The library depends on the toolchain only: Foundation, FoundationNetworking, Dispatch.
         .target(name: "Courier"),
-        .testTarget(name: "CourierTests", dependencies: ["Courier"]),
+        .executableTarget(name: "CourierCLI", dependencies: ["Courier"], path: "Sources/CLI"),
+        // Release-build benchmarks, run by scripts/bench; not a product.
+        .executableTarget(name: "Benchmarks", dependencies: ["Courier"], path: "Sources/Benchmarks"),
+        // Depends on the executables so that `swift test` builds them for the end-to-end tests.
+        .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierCLI", "Benchmarks"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -77,6 +77,15 @@ public final class Network: Sendable {
         core.schedule(request, target: .queue(callbackQueue ?? self.callbackQueue), progress: progress, completion: completion)
     }
 
+    /// How failed requests of this network are retried, unless a request sets its own
+    /// (``NetworkRequest/retryPolicy``). Thread-safe; applies to requests scheduled afterwards.
+    /// Default: ``RetryPolicy/init(maxAttempts:baseDelay:maximumDelay:maximumRetryAfter:retriesNonIdempotentRequests:retryableStatusCodes:retryableErrorCodes:)``
+    /// with its defaults (3 attempts, idempotent methods only).
+    public var retryPolicy: RetryPolicy {
+        get { core.retryPolicy.withLock { $0 } }
+        set { core.retryPolicy.withLock { $0 = newValue } }
+    }
+
     /// Cancels every request of this network, running or queued. Each gets its completion with
     /// ``NetworkError/cancelled``.
     public func cancelAll() {

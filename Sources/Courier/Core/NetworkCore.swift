@@ -26,6 +26,8 @@ final class NetworkCore: @unchecked Sendable {
     static let internalQueueKey = DispatchSpecificKey<String>()
 
     private let isShuttingDown = Locked(false)
+    /// The network-wide retry policy; see ``Network/retryPolicy``.
+    let retryPolicy = Locked(RetryPolicy())
 
     init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int) {
         delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)

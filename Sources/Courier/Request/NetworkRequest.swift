@@ -39,7 +39,7 @@ public protocol NetworkRequest: Sendable {
     var authentication: Authentication? { get }
     /// The overall deadline in seconds, counted from the moment the request starts (not while it
     /// waits in the queue). Courier enforces it with its own timer, because URLSession's resource
-    /// timeout is not enforced on Linux. Default: 60.
+    /// timeout is not enforced on Linux. `.infinity` means no deadline. Default: 60.
     var timeout: TimeInterval { get }
     /// Builds the `URLRequest` to send. The default uses the members above; override to take full control.
     func makeURLRequest() throws -> URLRequest
@@ -84,8 +84,9 @@ extension NetworkRequest {
         var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
         // URLSession's own timeout is an idle timeout; matching it to the overall deadline means a
-        // stalled connection can never outlive the deadline Courier enforces itself.
-        request.timeoutInterval = timeout
+        // stalled connection can never outlive the deadline Courier enforces itself. An infinite
+        // deadline keeps URLSession's default: it converts the interval to whole milliseconds.
+        if timeout.isFinite, timeout > 0 { request.timeoutInterval = timeout }
         for (name, value) in headers {
             request.setValue(value, forHTTPHeaderField: name)
         }

@@ -184,3 +184,15 @@ func residentMemoryBytes() -> Int {
           let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
     return kilobytes * 1024
 }
+
+/// Whether this process runs under Thread Sanitizer, whose shadow memory makes resident-memory
+/// figures meaningless (every heap byte touched costs shadow bytes that are not Courier's).
+let isThreadSanitizerActive: Bool = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "__tsan_init") != nil
+    || dlsym(nil, "__tsan_init") != nil
+
+/// Asserts a bound on resident-memory growth, except under Thread Sanitizer (see above).
+func assertMemoryGrowth(_ growth: Int, below limit: Int, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+    print("\(what): resident memory grew by \(growth >> 10) KB\(isThreadSanitizerActive ? " (Thread Sanitizer: not checked)" : "")")
+    guard !isThreadSanitizerActive else { return }
+    XCTAssertLessThan(growth, limit, "\(what): resident memory grew by \(growth >> 20) MB", file: file, line: line)
+}

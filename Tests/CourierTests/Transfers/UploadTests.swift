@@ -123,9 +123,7 @@ final class UploadTests: XCTestCase {
             peak.mutate { $0 = max($0!, now) }
         }
         XCTAssertEqual(try result.get(), "stored")
-        let growth = (peak.value ?? 0) - baseline
-        print("100 MB multipart upload: resident memory grew by \(growth >> 10) KB at peak")
-        XCTAssertLessThan(growth, 64 << 20)
+        assertMemoryGrowth((peak.value ?? 0) - baseline, below: 64 << 20, "100 MB multipart upload, at peak")
 
         // Server side: the spooled body is exactly the encoded form, file part byte for byte.
         let stored = try XCTUnwrap(server.receivedRequests.last?.bodyFile)
