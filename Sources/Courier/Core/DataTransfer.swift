@@ -47,18 +47,18 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
         return nil
     }
 
-    override func makeSessionTask(in session: URLSession) throws -> URLSessionTask {
+    override func makeSessionTask(in transport: any Transport) throws -> any TransportTask {
         let urlRequest = try urlRequest.get()
         switch request.body {
         case let .file(url)?:
             guard FileManager.default.isReadableFile(atPath: url.path) else {
                 throw NetworkError.fileSystem(url, CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path]))
             }
-            return session.uploadTask(with: urlRequest, fromFile: url)
+            return transport.makeUploadTask(with: urlRequest, fromFile: url)
         case let .multipart(form)?:
-            return session.uploadTask(with: urlRequest, fromFile: try uploadFile.write(form))
+            return transport.makeUploadTask(with: urlRequest, fromFile: try uploadFile.write(form))
         default:
-            return session.dataTask(with: urlRequest)
+            return transport.makeDataTask(with: urlRequest)
         }
     }
 

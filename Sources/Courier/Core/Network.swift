@@ -35,12 +35,17 @@ public final class Network: Sendable {
     ///   - callbackQueue: Default queue for completion and progress handlers.
     ///   - maximumConcurrentRequests: How many requests may be in flight at once (at least 1);
     ///     the rest wait in FIFO order.
-    public init(
+    public convenience init(
         configuration: URLSessionConfiguration = .default,
         callbackQueue: DispatchQueue = .main,
         maximumConcurrentRequests: Int = 6
     ) {
-        self.core = NetworkCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests)
+        self.init(core: NetworkCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests),
+                  callbackQueue: callbackQueue)
+    }
+
+    init(core: NetworkCore, callbackQueue: DispatchQueue) {
+        self.core = core
         self.callbackQueue = callbackQueue
     }
 

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The engine behind a ``Network``: one long-lived URLSession, its delegate queue, the request
+/// The engine behind a ``Network``: one long-lived URLSession (or a stub transport), its delegate queue, the request
 /// queue and the registry of transfers. Every calling convention ends up in ``schedule(_:target:progress:completion:)``.
 ///
 /// Queues, and what runs on each:
@@ -15,7 +15,7 @@ import FoundationNetworking
 /// - a global queue: `URLSessionTask.cancel()`, which blocks on Linux.
 /// - the caller's callback queue: progress and completion handlers of the callback API.
 final class NetworkCore: @unchecked Sendable {
-    let session: URLSession
+    let transport: any Transport
     let registry = TransferRegistry()
     let requestQueue: RequestQueue
     let delegateQueue: DispatchQueue
@@ -29,7 +29,19 @@ final class NetworkCore: @unchecked Sendable {
     /// The network-wide retry policy; see ``Network/retryPolicy``.
     let retryPolicy = Locked(RetryPolicy())
 
-    init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int) {
+    /// A core over a URLSession made from `configuration`, whose one delegate feeds the registry.
+    convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int) {
+        self.init(maximumConcurrentRequests: maximumConcurrentRequests) { registry, delegateQueue in
+            let operationQueue = OperationQueue()
+            operationQueue.underlyingQueue = delegateQueue
+            operationQueue.maxConcurrentOperationCount = 1
+            operationQueue.name = "courier.session-delegate"
+            return URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry), delegateQueue: operationQueue)
+        }
+    }
+
+    /// A core over the transport `makeTransport` builds around the registry and delegate queue.
+    init(maximumConcurrentRequests: Int, makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
         delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)
         let startQueue = DispatchQueue(label: "courier.start", qos: .userInitiated)
         timerQueue = DispatchQueue(label: "courier.timers", qos: .userInitiated)
@@ -38,15 +50,7 @@ final class NetworkCore: @unchecked Sendable {
         startQueue.setSpecific(key: Self.internalQueueKey, value: "Courier's start queue")
         timerQueue.setSpecific(key: Self.internalQueueKey, value: "Courier's timer queue")
         requestQueue = RequestQueue(limit: maximumConcurrentRequests, startQueue: startQueue)
-
-        let operationQueue = OperationQueue()
-        operationQueue.underlyingQueue = delegateQueue
-        operationQueue.maxConcurrentOperationCount = 1
-        operationQueue.name = "courier.session-delegate"
-        session = URLSession(
-            configuration: configuration,
-            delegate: SessionDelegate(registry: registry),
-            delegateQueue: operationQueue)
+        transport = makeTransport(registry, delegateQueue)
     }
 
     /// Creates the transfer for `request` and queues it.
@@ -71,7 +75,7 @@ final class NetworkCore: @unchecked Sendable {
 
     /// Cancels a URLSession task on a background queue: on Linux `cancel()` blocks its caller
     /// (milliseconds to seconds) and must never run on the caller's thread or under a lock.
-    func cancelInBackground(_ task: URLSessionTask) {
+    func cancelInBackground(_ task: any TransportTask) {
         let task = UncheckedSendable(task)  // URLSessionTask is thread-safe; not annotated on Linux.
         DispatchQueue.global(qos: .utility).async { task.value.cancel() }
     }
@@ -106,7 +110,7 @@ final class NetworkCore: @unchecked Sendable {
     private func invalidateSession() {
         // On the start queue, after any start already queued there: creating a task on an
         // invalidated session is a crash, not an error.
-        let session = UncheckedSendable(self.session)
-        requestQueue.startQueue.async { session.value.finishTasksAndInvalidate() }
+        let transport = self.transport
+        requestQueue.startQueue.async { transport.invalidate() }
     }
 }

@@ -24,7 +24,7 @@ class Transfer: @unchecked Sendable {
         /// Has a slot; the URLSession task is being created.
         case starting
         /// The URLSession task is running.
-        case running(URLSessionTask)
+        case running(any TransportTask)
         /// Ended with a result (success or failure).
         case finished
         /// Ended by a cancel.
@@ -66,7 +66,7 @@ class Transfer: @unchecked Sendable {
     var preparationError: NetworkError? { nil }
 
     /// Creates the URLSession task (not yet resumed). Runs on the start queue.
-    func makeSessionTask(in session: URLSession) throws -> URLSessionTask {
+    func makeSessionTask(in transport: any Transport) throws -> any TransportTask {
         fatalError("subclass must override")
     }
 
@@ -144,9 +144,9 @@ class Transfer: @unchecked Sendable {
 
     /// Creates, registers and resumes the URLSession task; on the start queue, in phase `.starting`.
     private func launchSessionTask() {
-        let task: URLSessionTask
+        let task: any TransportTask
         do {
-            task = try makeSessionTask(in: core.session)
+            task = try makeSessionTask(in: core.transport)
         } catch {
             fail(error as? NetworkError ?? NetworkError.from(error))
             return
@@ -189,8 +189,8 @@ class Transfer: @unchecked Sendable {
     /// The winner releases the slot, stops the deadline timer and, for an early end, cancels the
     /// URLSession task in the background.
     func claimEnd(as ending: Ending) -> Bool {
-        let claim = state.withLock { state -> (task: URLSessionTask?, slot: Bool, timer: DispatchSourceTimer?)? in
-            let task: URLSessionTask?
+        let claim = state.withLock { state -> (task: (any TransportTask)?, slot: Bool, timer: DispatchSourceTimer?)? in
+            let task: (any TransportTask)?
             switch state.phase {
             case .finished, .cancelled: return nil
             case let .running(running): task = running

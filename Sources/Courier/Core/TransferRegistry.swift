@@ -4,14 +4,14 @@ import FoundationNetworking
 #endif
 
 /// The transfers of one ``Network``: every one not yet ended (for ``Network/cancelAll()``), and
-/// the running ones by URLSession task identifier (for routing delegate calls).
+/// the running ones by their transport task (for routing delegate calls).
 ///
 /// On Linux per-task delegates are never called, so the one session delegate looks the transfer
 /// up here. A task that is no longer registered has ended: its late callbacks are dropped.
 final class TransferRegistry: @unchecked Sendable {
     private struct State {
         var live: [ObjectIdentifier: Transfer] = [:]
-        var byTask: [Int: Transfer] = [:]
+        var byTask: [ObjectIdentifier: Transfer] = [:]
     }
 
     private let state = Locked(State())
@@ -20,17 +20,17 @@ final class TransferRegistry: @unchecked Sendable {
         state.withLock { $0.live[ObjectIdentifier(transfer)] = transfer }
     }
 
-    func attach(_ task: URLSessionTask, to transfer: Transfer) {
-        state.withLock { $0.byTask[task.taskIdentifier] = transfer }
+    func attach(_ task: any TransportTask, to transfer: Transfer) {
+        state.withLock { $0.byTask[ObjectIdentifier(task)] = transfer }
     }
 
-    func transfer(for task: URLSessionTask) -> Transfer? {
-        state.withLock { $0.byTask[task.taskIdentifier] }
+    func transfer(for task: any TransportTask) -> Transfer? {
+        state.withLock { $0.byTask[ObjectIdentifier(task)] }
     }
 
     /// Stops routing callbacks of `task` (it completed or its transfer ended).
-    func detach(_ task: URLSessionTask) {
-        state.withLock { _ = $0.byTask.removeValue(forKey: task.taskIdentifier) }
+    func detach(_ task: any TransportTask) {
+        state.withLock { _ = $0.byTask.removeValue(forKey: ObjectIdentifier(task)) }
     }
 
     /// Forgets an ended transfer; returns how many are still live.

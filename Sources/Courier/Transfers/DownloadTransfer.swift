@@ -75,7 +75,7 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
 
     /// On the start queue: checks the destination, and asks for the rest of a partial file left
     /// by an earlier attempt when its sidecar says it came from this URL.
-    override func makeSessionTask(in session: URLSession) throws -> URLSessionTask {
+    override func makeSessionTask(in transport: any Transport) throws -> any TransportTask {
         var urlRequest = try baseRequest.get()
         try files.checkDestination(options: options)
         var offset: Int64 = 0
@@ -91,7 +91,7 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
             files.removeResumeState()
         }
         resumeOffset.withLock { $0 = offset }
-        return session.dataTask(with: urlRequest)
+        return transport.makeDataTask(with: urlRequest)
     }
 
     /// Set (on the delegate queue) before a restart, read on the start queue.

@@ -187,8 +187,7 @@ func residentMemoryBytes() -> Int {
 
 /// Whether this process runs under Thread Sanitizer, whose shadow memory makes resident-memory
 /// figures meaningless (every heap byte touched costs shadow bytes that are not Courier's).
-let isThreadSanitizerActive: Bool = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "__tsan_init") != nil
-    || dlsym(nil, "__tsan_init") != nil
+let isThreadSanitizerActive: Bool = dlsym(dlopen(nil, RTLD_NOW), "__tsan_init") != nil
 
 /// Asserts a bound on resident-memory growth, except under Thread Sanitizer (see above).
 func assertMemoryGrowth(_ growth: Int, below limit: Int, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
