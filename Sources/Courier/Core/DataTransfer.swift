@@ -11,16 +11,15 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
     typealias Completion = (Result<Request.Output, any Error>) -> Void
 
     private let request: Request
-    /// Built when the request is scheduled, so a bad URL fails at once, not after a wait in the queue.
-    private let urlRequest: Result<URLRequest, NetworkError>
     /// Invoked exactly once (see ``Transfer/claimEnd(as:)``), on the handler queue or target the
     /// caller chose; never concurrently with itself.
     private let completion: UncheckedSendable<Completion>
     private let progress: ProgressReporter?
     /// The temporary file a multipart body is written into, deleted when the transfer ends.
     private let uploadFile = TemporaryUploadFile()
+    private let sizeLimit: Int64
 
-    // Confined to the session's delegate queue.
+    // Confined to the session's delegate queue; reset for every attempt.
     private var response: HTTPURLResponse?
     private var body = Data()
     /// Set when Courier refused a server's authentication challenge: URLSession then ends the
@@ -32,23 +31,13 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
         progress: ((TransferProgress) -> Void)?, completion: @escaping Completion
     ) {
         self.request = request
-        self.urlRequest = Result { try request.makeURLRequest() }.mapError { error in
-            // `makeURLRequest` reports its own problems as NetworkErrors; anything else thrown
-            // while building the request means it has no usable URL.
-            error as? NetworkError ?? .invalidURL(String(describing: error))
-        }
         self.completion = UncheckedSendable(completion)
         self.progress = progress.map(ProgressReporter.init)
-        super.init(core: core, timeout: request.timeout, target: target, reportsProgress: progress != nil)
+        self.sizeLimit = core.maximumResponseSize.withLock { $0 }
+        super.init(core: core, request: request, target: target, reportsProgress: progress != nil)
     }
 
-    override var preparationError: NetworkError? {
-        if case let .failure(error) = urlRequest { return error }
-        return nil
-    }
-
-    override func makeSessionTask(in transport: any Transport) throws -> any TransportTask {
-        let urlRequest = try urlRequest.get()
+    override func makeSessionTask(in transport: any Transport, for urlRequest: URLRequest) throws -> any TransportTask {
         switch request.body {
         case let .file(url)?:
             guard FileManager.default.isReadableFile(atPath: url.path) else {
@@ -69,13 +58,23 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
     override func didReceive(response: URLResponse) {
         self.response = response as? HTTPURLResponse
         body = Data()
-        // Reserve what the server announced (bounded, in case it lies) to avoid regrowing the buffer.
+        rejectedChallenge = false
         let expected = response.expectedContentLength
+        if expected > sizeLimit {
+            end(with: .responseTooLarge(sizeLimit))
+            return
+        }
+        // Reserve what the server announced (bounded, in case it lies) to avoid regrowing the buffer.
         if expected > 0 { body.reserveCapacity(Int(min(expected, 64 << 20))) }
     }
 
     override func didReceive(data: Data) {
         body.append(data)
+        if Int64(body.count) > sizeLimit {
+            body = Data()
+            end(with: .responseTooLarge(sizeLimit))
+            return
+        }
         reportDownload(force: false)
     }
 
@@ -95,22 +94,35 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
             error = nil
         }
         if error == nil { reportDownload(force: true) }
-        let partial = response.map { HTTPResponse($0, body: body) }
+        let received = response.map { HTTPResponse($0, body: body) }
+        response = nil
         body = Data()
+        if let received {
+            let context = self.context
+            core.observers.forEach { $0.didReceive(received, context: context) }
+        }
         if let error {
-            fail(NetworkError.from(error), response: partial)
+            attemptFailed(NetworkError.from(error), response: received)
             return
         }
-        guard let received = partial else {
-            fail(.transport(URLError(.badServerResponse)), response: nil)
+        guard let received else {
+            attemptFailed(.transport(URLError(.badServerResponse)), response: nil)
             return
         }
         // Validation and decoding are the caller's code and may be slow: keep them off the
         // delegate queue, which every transfer of this Network shares.
         core.workQueue.async { [self] in
-            let result = Self.process(received, for: request)
-            guard claimEnd(as: .taskCompleted) else { return }
-            deliver(result)
+            do {
+                try request.validate(received)
+            } catch let error as NetworkError {
+                attemptFailed(error, response: received)
+                return
+            } catch {
+                // An error of the request's own making: final, and passed on as it is.
+                finish(.failure(error))
+                return
+            }
+            finish(Self.output(of: received, for: request))
         }
     }
 
@@ -118,9 +130,18 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
         deliver(.failure(request.convertError(error, response: nil)))
     }
 
-    private func fail(_ error: NetworkError, response: HTTPResponse?) {
+    /// An attempt failed: retry if allowed, else end with the error (passed through `convertError`).
+    private func attemptFailed(_ error: NetworkError, response: HTTPResponse?) {
+        retryOrGiveUp(after: error, response: response) { [self] in
+            guard claimEnd(as: .taskCompleted) else { return }
+            notifyFailure(error)
+            deliver(.failure(request.convertError(error, response: response)))
+        }
+    }
+
+    private func finish(_ result: Result<Request.Output, any Error>) {
         guard claimEnd(as: .taskCompleted) else { return }
-        deliver(.failure(request.convertError(error, response: response)))
+        deliver(result)
     }
 
     private func deliver(_ result: Result<Request.Output, any Error>) {
@@ -138,15 +159,8 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
             force: force, via: self)
     }
 
-    /// Validates the response and produces the output, mapping every failure through `convertError`.
-    static func process(_ response: HTTPResponse, for request: Request) -> Result<Request.Output, any Error> {
-        do {
-            try request.validate(response)
-        } catch let error as NetworkError {
-            return .failure(request.convertError(error, response: response))
-        } catch {
-            return .failure(error)
-        }
+    /// Produces the output of an accepted response, mapping a decoding failure through `convertError`.
+    static func output(of response: HTTPResponse, for request: Request) -> Result<Request.Output, any Error> {
         do {
             return .success(try request.output(from: response.body, response: response))
         } catch let error as NetworkError {

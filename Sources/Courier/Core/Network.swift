@@ -91,6 +91,40 @@ public final class Network: Sendable {
         set { core.retryPolicy.withLock { $0 = newValue } }
     }
 
+    /// Values added to every request: base URL, headers, query items. Thread-safe; applies to
+    /// requests scheduled afterwards (e.g. set a token after sign-in).
+    public var defaults: NetworkDefaults {
+        get { core.defaults.withLock { $0 } }
+        set { core.defaults.withLock { $0 = newValue } }
+    }
+
+    /// Interceptors run, in order, on every attempt of every request. Thread-safe.
+    public var interceptors: [any RequestInterceptor] {
+        get { core.interceptors.withLock { $0 } }
+        set { core.interceptors.withLock { $0 = newValue } }
+    }
+
+    /// Observers told about every attempt, response, retry and failure. Thread-safe.
+    public var observers: [any NetworkObserver] {
+        get { core.observerList.withLock { $0 } }
+        set { core.observerList.withLock { $0 = newValue } }
+    }
+
+    /// The largest body, in bytes, an in-memory request accepts; a larger one fails with
+    /// ``NetworkError/responseTooLarge(_:)`` as soon as it is announced or reached, instead of
+    /// exhausting memory. Downloads to disk are not limited. Default: 100 MB. Thread-safe.
+    public var maximumResponseSize: Int64 {
+        get { core.maximumResponseSize.withLock { $0 } }
+        set { core.maximumResponseSize.withLock { $0 = max(0, newValue) } }
+    }
+
+    /// How many redirects a request follows before failing with
+    /// ``NetworkError/tooManyRedirects(_:)``. Default: 10. Thread-safe.
+    public var maximumRedirects: Int {
+        get { core.maximumRedirects.withLock { $0 } }
+        set { core.maximumRedirects.withLock { $0 = max(0, newValue) } }
+    }
+
     /// Cancels every request of this network, running or queued. Each gets its completion with
     /// ``NetworkError/cancelled``.
     public func cancelAll() {

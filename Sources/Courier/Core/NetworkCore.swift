@@ -26,8 +26,67 @@ final class NetworkCore: @unchecked Sendable {
     static let internalQueueKey = DispatchSpecificKey<String>()
 
     private let isShuttingDown = Locked(false)
-    /// The network-wide retry policy; see ``Network/retryPolicy``.
+    private let transferIDs = Locked<UInt64>(0)
+
+    // Run-time settings, each changeable from any thread; see the matching `Network` properties.
     let retryPolicy = Locked(RetryPolicy())
+    let defaults = Locked(NetworkDefaults())
+    let interceptors = Locked<[any RequestInterceptor]>([])
+    let observerList = Locked<[any NetworkObserver]>([])
+    let maximumResponseSize = Locked<Int64>(100 << 20)
+    let maximumRedirects = Locked(10)
+
+    var observers: [any NetworkObserver] { observerList.withLock { $0 } }
+
+    func nextTransferID() -> UInt64 {
+        transferIDs.withLock { id in
+            id += 1
+            return id
+        }
+    }
+
+    /// Builds the request and completes it with the defaults; the URL must then be absolute http(s).
+    func prepare<R: NetworkRequest>(_ request: R) -> Result<URLRequest, NetworkError> {
+        do {
+            var urlRequest = try request.makeURLRequest()
+            try defaults.withLock { $0 }.apply(to: &urlRequest)
+            guard let url = urlRequest.url else { throw NetworkError.invalidURL("the request has no URL") }
+            try URLValidation.check(url)
+            return .success(urlRequest)
+        } catch {
+            // `makeURLRequest` reports its own problems as NetworkErrors; anything else thrown
+            // while building the request means it has no usable URL.
+            return .failure(error as? NetworkError ?? .invalidURL(String(describing: error)))
+        }
+    }
+
+    /// Runs the interceptors' `adapt`, off the caller's thread when there are any.
+    func adapt(_ request: URLRequest, context: RequestContext,
+               completion: @escaping @Sendable (Result<URLRequest, NetworkError>) -> Void) {
+        let chain = InterceptorChain(interceptors: interceptors.withLock { $0 })
+        guard !chain.interceptors.isEmpty else { return completion(.success(request)) }
+        workQueue.async { chain.adapt(request, context: context, completion: completion) }
+    }
+
+    /// Asks the interceptors, then `policy`, how long to wait before another attempt (`nil`: none).
+    func retryDelay(for request: URLRequest, error: NetworkError, response: HTTPResponse?, context: RequestContext,
+                    policy: RetryPolicy, completion: @escaping @Sendable (TimeInterval?) -> Void) {
+        let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
+        let byPolicy: @Sendable () -> TimeInterval? = { policy.delay(afterAttempt: context.attempt, method: method, error: error) }
+        let chain = InterceptorChain(interceptors: interceptors.withLock { $0 })
+        guard !chain.interceptors.isEmpty else { return completion(byPolicy()) }
+        workQueue.async {
+            chain.retry(request, error: error, response: response, context: context) { decision in
+                let allowed = context.attempt < RetryPolicy.absoluteAttemptLimit
+                switch decision {
+                case .retry: completion(allowed ? 0 : nil)
+                case let .retryAfter(delay): completion(allowed ? max(0, delay) : nil)
+                case .doNotRetry: completion(nil)
+                case .useDefault: completion(byPolicy())
+                }
+            }
+        }
+    }
 
     /// A core over a URLSession made from `configuration`, whose one delegate feeds the registry.
     convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int) {
@@ -61,15 +120,10 @@ final class NetworkCore: @unchecked Sendable {
         submit(DataTransfer(core: self, request: request, target: target, progress: progress, completion: completion))
     }
 
-    /// Registers a transfer and queues it for a slot, or, when it could not even be prepared
-    /// (e.g. a malformed URL), fails it at once instead of making it wait in the queue first.
+    /// Registers a transfer and sets its first attempt going.
     func submit(_ transfer: Transfer) -> NetworkTask {
         registry.add(transfer)
-        if let error = transfer.preparationError {
-            transfer.fail(error)
-        } else {
-            requestQueue.enqueue(transfer)
-        }
+        transfer.submit()
         return NetworkTask(transfer)
     }
 

@@ -28,6 +28,14 @@ public enum NetworkError: Error, Sendable {
     /// A file could not be read or written: an unwritable or missing folder, a full disk, a
     /// missing upload file. Carries the file and the system's error.
     case fileSystem(URL, any Error)
+    /// An interceptor's `adapt` failed; carries its error.
+    case interceptorFailed(any Error)
+    /// An in-memory response body grew past ``Network/maximumResponseSize``; carries the limit in
+    /// bytes. Use a download for bodies that large.
+    case responseTooLarge(Int64)
+    /// The server redirected more than ``Network/maximumRedirects`` times; carries the last
+    /// redirect response.
+    case tooManyRedirects(HTTPResponse)
     /// A download's destination already exists and ``DownloadOptions/replaceExisting`` was not
     /// given. The completed body stays in the `.partial` file, so a retry with that option
     /// finishes without downloading again.
@@ -38,7 +46,7 @@ extension NetworkError {
     /// The response this error carries, if it came from one.
     public var response: HTTPResponse? {
         switch self {
-        case let .httpStatus(response), let .decodingFailed(_, response): return response
+        case let .httpStatus(response), let .decodingFailed(_, response), let .tooManyRedirects(response): return response
         default: return nil
         }
     }
@@ -74,6 +82,9 @@ extension NetworkError: LocalizedError {
         case let .encodingFailed(error): return "Could not encode the request body: \(error)"
         case let .wouldDeadlock(detail): return "Blocking call refused, it would deadlock: \(detail)"
         case let .fileSystem(url, error): return "File error at \(url.path): \(error.localizedDescription)"
+        case let .interceptorFailed(error): return "A request interceptor failed: \(error)"
+        case let .responseTooLarge(limit): return "The response body is larger than the \(limit)-byte limit for in-memory bodies."
+        case let .tooManyRedirects(response): return "Too many redirects (the last to \(response.headers["Location"] ?? "?"))."
         case let .destinationExists(url): return "\(url.path) already exists (use .replaceExisting to overwrite it)"
         }
     }

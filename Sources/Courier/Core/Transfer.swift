@@ -3,28 +3,35 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The life of one scheduled request, shared by every kind of transfer: waiting for a slot,
-/// running, and ending exactly once.
+/// The life of one scheduled request, shared by every kind of transfer: preparing each attempt,
+/// waiting for a slot, running, retrying, and ending exactly once.
 ///
 /// **Exactly once.** Every way a transfer can end (the response is processed, the caller cancels,
-/// the deadline passes, URLSession reports an error) goes through ``claimEnd(as:)``, which lets
-/// only the first one through. The loser's result is dropped, so the completion runs exactly once.
+/// the deadline passes, an attempt fails for good) goes through ``claimEnd(as:)``, which lets only
+/// the first one through. The loser's result is dropped, so the completion runs exactly once.
 ///
-/// **Cancel never blocks.** Ending a running transfer early cancels its `URLSessionTask` on a
+/// **Cancel never blocks.** Ending a running transfer early cancels its transport task on a
 /// background queue, never on the caller's thread and never under a lock: on Linux
 /// `URLSessionTask.cancel()` blocks for milliseconds to seconds and keeps delivering data while it
 /// does. The task is detached from the registry first, so those late bytes are dropped unread.
 ///
-/// Subclasses create the URLSession task, consume its delegate events (on the session's delegate
+/// **Attempts.** Each attempt is adapted by the interceptors, waits for a slot, runs, and on
+/// failure asks the retry policy and interceptors whether to go again. Between attempts (backoff,
+/// adapting) the transfer holds no slot: a token fetch or a `Retry-After` wait never blocks other
+/// requests, and a cancel then ends it at once. The deadline covers all attempts.
+///
+/// Subclasses create the transport task, consume its delegate events (on the session's delegate
 /// queue, one at a time) and deliver the typed result.
 class Transfer: @unchecked Sendable {
     enum Phase {
-        /// Waiting for a slot.
+        /// Being adapted, or waiting for a slot.
         case queued
-        /// Has a slot; the URLSession task is being created.
+        /// Has a slot; the transport task is being created.
         case starting
-        /// The URLSession task is running.
+        /// The transport task is running (or has just completed and is being processed).
         case running(any TransportTask)
+        /// Between attempts: backing off or being adapted again. Holds no slot.
+        case waiting
         /// Ended with a result (success or failure).
         case finished
         /// Ended by a cancel.
@@ -33,40 +40,49 @@ class Transfer: @unchecked Sendable {
 
     /// How a transfer ends, as put to ``claimEnd(as:)``.
     enum Ending {
-        /// The URLSession task is over (with a response or an error): nothing left to cancel.
+        /// The transport task is over (with a response or an error): nothing left to cancel.
         case taskCompleted
-        /// Ended early (cancel, deadline, shutdown): the URLSession task, if any, is cancelled.
+        /// Ended early (cancel, deadline): the transport task, if any, is cancelled.
         case aborted(NetworkError)
     }
 
     let core: NetworkCore
+    let id: UInt64
     let timeout: TimeInterval
+    let retryPolicy: RetryPolicy
     /// Serial queue for this transfer's handlers when it reports progress; `nil` otherwise.
     let handlerQueue: DispatchQueue?
     let target: CallbackTarget
+    /// The request as built and completed with the Network's defaults, before interceptors.
+    let baseRequest: Result<URLRequest, NetworkError>
 
     private struct State {
         var phase: Phase = .queued
         var holdsSlot = false
         var deadline: DispatchSourceTimer?
+        var backoff: DispatchSourceTimer?
+        /// Attempts started so far.
+        var attempts = 0
+        /// The current attempt's request, after the interceptors.
+        var attemptRequest: URLRequest?
     }
 
     private let state = Locked(State())
 
-    init(core: NetworkCore, timeout: TimeInterval, target: CallbackTarget, reportsProgress: Bool) {
+    init<R: NetworkRequest>(core: NetworkCore, request: R, target: CallbackTarget, reportsProgress: Bool) {
         self.core = core
-        self.timeout = timeout
+        self.id = core.nextTransferID()
+        self.timeout = request.timeout
+        self.retryPolicy = request.retryPolicy ?? core.retryPolicy.withLock { $0 }
         self.target = target
         self.handlerQueue = reportsProgress ? target.makeSerialQueue() : nil
+        self.baseRequest = core.prepare(request)
     }
 
     // MARK: - Subclass hooks
 
-    /// Why the transfer cannot even start (e.g. its URL is malformed), known before it is queued.
-    var preparationError: NetworkError? { nil }
-
-    /// Creates the URLSession task (not yet resumed). Runs on the start queue.
-    func makeSessionTask(in transport: any Transport) throws -> any TransportTask {
+    /// Creates the transport task (not yet resumed) for one attempt. Runs on the start queue.
+    func makeSessionTask(in transport: any Transport, for request: URLRequest) throws -> any TransportTask {
         fatalError("subclass must override")
     }
 
@@ -85,27 +101,16 @@ class Transfer: @unchecked Sendable {
     /// release resources such as temporary files. Runs on the thread that ended it.
     func didEnd() {}
 
-    // MARK: - Lifecycle
+    // MARK: - State
 
     /// Public view of the phase.
     var publicState: NetworkTask.State {
         state.withLock { state in
             switch state.phase {
-            case .queued: return .queued
-            case .starting, .running: return .running
+            case .queued: return state.attempts == 0 ? .queued : .running
+            case .starting, .running, .waiting: return .running
             case .finished: return .finished
             case .cancelled: return .cancelled
-            }
-        }
-    }
-
-    /// Whether the transfer was ended by ``cancel()``, a timeout or a failure before its response
-    /// was processed. Late progress events are dropped once this is true.
-    var hasEnded: Bool {
-        state.withLock { state in
-            switch state.phase {
-            case .finished, .cancelled: return true
-            default: return false
             }
         }
     }
@@ -114,13 +119,58 @@ class Transfer: @unchecked Sendable {
         state.withLock { if case .cancelled = $0.phase { return true } else { return false } }
     }
 
-    /// Starts the transfer in the slot the queue just gave it. Returns `false` (and the slot goes
-    /// back) when it was cancelled while waiting. Runs on the start queue.
+    /// Attempts started so far.
+    var attemptCount: Int { state.withLock { $0.attempts } }
+
+    /// What observers and interceptors learn about the current attempt.
+    var context: RequestContext {
+        let (attempts, request) = state.withLock { ($0.attempts, $0.attemptRequest) }
+        let url = request?.url ?? (try? baseRequest.get())?.url
+        let method = (request?.httpMethod ?? (try? baseRequest.get())?.httpMethod).map(HTTPMethod.init(rawValue:))
+        return RequestContext(id: id, attempt: max(1, attempts), method: method ?? .get, url: url)
+    }
+
+    // MARK: - Attempts
+
+    /// Prepares the first attempt and queues it; fails at once when the request could not even
+    /// be built (e.g. a malformed URL), without waiting for a slot.
+    func submit() {
+        switch baseRequest {
+        case let .failure(error): fail(error)
+        case let .success(request): adaptAndEnqueue(request)
+        }
+    }
+
+    /// Runs the interceptors' `adapt` on `request`, then queues the attempt for a slot.
+    private func adaptAndEnqueue(_ request: URLRequest) {
+        core.adapt(request, context: context) { [self] result in
+            switch result {
+            case let .failure(error):
+                fail(error)
+            case let .success(adapted):
+                let queued = state.withLock { state -> Bool in
+                    switch state.phase {
+                    case .queued, .waiting:
+                        state.phase = .queued
+                        state.attemptRequest = adapted
+                        return true
+                    default:
+                        return false  // ended while adapting
+                    }
+                }
+                if queued { core.requestQueue.enqueue(self) }
+            }
+        }
+    }
+
+    /// Starts an attempt in the slot the queue just gave it. Returns `false` (and the slot goes
+    /// back) when the transfer ended while it waited. Runs on the start queue.
     func start() -> Bool {
         let claimedSlot = state.withLock { state -> Bool in
             guard case .queued = state.phase else { return false }
             state.phase = .starting
             state.holdsSlot = true
+            state.attempts += 1
             return true
         }
         guard claimedSlot else { return false }
@@ -128,9 +178,8 @@ class Transfer: @unchecked Sendable {
         return true
     }
 
-    /// Replaces the URLSession task, which has just completed, with a new one from
-    /// ``makeSessionTask(in:)`` (e.g. a download whose resume was refused must start over).
-    /// The slot and the deadline carry over. Called on the delegate queue.
+    /// Replaces the transport task, which has just completed, with a new one for the same
+    /// attempt (a download whose resume was refused starts over). Called on the delegate queue.
     func restartSessionTask() {
         core.requestQueue.startQueue.async { [self] in
             let stillRunning = state.withLock { state -> Bool in
@@ -142,11 +191,12 @@ class Transfer: @unchecked Sendable {
         }
     }
 
-    /// Creates, registers and resumes the URLSession task; on the start queue, in phase `.starting`.
+    /// Creates, registers and resumes the transport task; on the start queue, in phase `.starting`.
     private func launchSessionTask() {
+        guard let request = state.withLock({ $0.attemptRequest }) else { return }
         let task: any TransportTask
         do {
-            task = try makeSessionTask(in: core.transport)
+            task = try makeSessionTask(in: core.transport, for: request)
         } catch {
             fail(error as? NetworkError ?? NetworkError.from(error))
             return
@@ -155,10 +205,11 @@ class Transfer: @unchecked Sendable {
         let stillWanted = state.withLock { state -> Bool in
             guard case .starting = state.phase else { return false }
             state.phase = .running(task)
-            if state.deadline == nil { state.deadline = makeDeadline() }
+            if state.deadline == nil { state.deadline = makeTimer(after: timeout) { $0.end(with: .timedOut) } }
             return true
         }
         if stillWanted {
+            core.observers.forEach { $0.willSend(request, context: context) }
             task.resume()
         } else {
             // Ended while the task was being made: it was never resumed, drop it quietly.
@@ -167,43 +218,87 @@ class Transfer: @unchecked Sendable {
         }
     }
 
+    /// An attempt failed with `error` (its task is over). Asks the interceptors and the retry
+    /// policy whether to go again: if so, gives back the slot, waits, adapts and queues the next
+    /// attempt; if not, calls `giveUp`, which ends the transfer with the error.
+    func retryOrGiveUp(after error: NetworkError, response: HTTPResponse?, giveUp: @escaping @Sendable () -> Void) {
+        let attemptRequest = state.withLock { $0.attemptRequest }
+        guard let attemptRequest else { return giveUp() }
+        let context = self.context
+        core.retryDelay(for: attemptRequest, error: error, response: response, context: context, policy: retryPolicy) { [self] delay in
+            guard let delay else { return giveUp() }
+            let waiting = state.withLock { state -> (task: (any TransportTask)?, slot: Bool)? in
+                guard case let .running(task) = state.phase else { return nil }
+                state.phase = .waiting
+                defer { state.holdsSlot = false }
+                return (task, state.holdsSlot)
+            }
+            // Ended meanwhile (a cancel or the deadline won): nothing more to do.
+            guard let waiting else { return }
+            if let task = waiting.task { core.registry.detach(task) }
+            if waiting.slot { core.requestQueue.release() }
+            core.observers.forEach { $0.didRetry(after: error, delay: delay, context: context) }
+            let timer = makeTimer(after: delay) { transfer in
+                let next = transfer.baseRequest
+                if case let .success(request) = next { transfer.adaptAndEnqueue(request) }
+            }
+            let armed = state.withLock { state -> Bool in
+                guard case .waiting = state.phase else { return false }
+                state.backoff = timer
+                return true
+            }
+            if !armed { timer?.cancel() }
+        }
+    }
+
+    // MARK: - Ending
+
     /// Cancels the transfer: the completion receives ``NetworkError/cancelled`` at once.
     func cancel() {
         end(with: .cancelled)
     }
 
-    /// Ends the transfer early with `error` (cancel, deadline): cancels the URLSession task.
+    /// Ends the transfer early with `error` (cancel, deadline): cancels the transport task.
     /// Does nothing if it has already ended.
     func end(with error: NetworkError) {
         guard claimEnd(as: .aborted(error)) else { return }
+        notifyFailure(error)
         deliverFailure(error)
     }
 
-    /// Ends the transfer with `error` once its URLSession task is over (or was never made).
+    /// Ends the transfer with `error` once its transport task is over (or was never made).
     func fail(_ error: NetworkError) {
         guard claimEnd(as: .taskCompleted) else { return }
+        notifyFailure(error)
         deliverFailure(error)
+    }
+
+    /// Tells the observers that the transfer failed for good.
+    func notifyFailure(_ error: NetworkError) {
+        let context = self.context
+        core.observers.forEach { $0.didFail(error, context: context) }
     }
 
     /// The single gate every ending passes through: returns `true` for the first caller only.
-    /// The winner releases the slot, stops the deadline timer and, for an early end, cancels the
-    /// URLSession task in the background.
+    /// The winner releases the slot, stops the timers and, for an early end, cancels the
+    /// transport task in the background.
     func claimEnd(as ending: Ending) -> Bool {
-        let claim = state.withLock { state -> (task: (any TransportTask)?, slot: Bool, timer: DispatchSourceTimer?)? in
+        let claim = state.withLock { state -> (task: (any TransportTask)?, slot: Bool, timers: [DispatchSourceTimer])? in
             let task: (any TransportTask)?
             switch state.phase {
             case .finished, .cancelled: return nil
             case let .running(running): task = running
-            case .queued, .starting: task = nil
+            case .queued, .starting, .waiting: task = nil
             }
             if case .aborted(.cancelled) = ending { state.phase = .cancelled } else { state.phase = .finished }
-            let claim = (task: task, slot: state.holdsSlot, timer: state.deadline)
+            let claim = (task: task, slot: state.holdsSlot, timers: [state.deadline, state.backoff].compactMap { $0 })
             state.holdsSlot = false
             state.deadline = nil
+            state.backoff = nil
             return claim
         }
         guard let claim else { return false }
-        claim.timer?.cancel()
+        claim.timers.forEach { $0.cancel() }
         if let task = claim.task {
             core.registry.detach(task)
             if case .aborted = ending { core.cancelInBackground(task) }
@@ -225,11 +320,14 @@ class Transfer: @unchecked Sendable {
         }
     }
 
-    private func makeDeadline() -> DispatchSourceTimer? {
-        guard timeout.isFinite, timeout > 0 else { return nil }
+    /// A one-shot timer on the timer queue; `nil` for an infinite (or invalid) interval.
+    private func makeTimer(after interval: TimeInterval, _ fire: @escaping @Sendable (Transfer) -> Void) -> DispatchSourceTimer? {
+        guard interval.isFinite, interval >= 0 else { return nil }
         let timer = DispatchSource.makeTimerSource(queue: core.timerQueue)
-        timer.setEventHandler { [weak self] in self?.end(with: .timedOut) }
-        timer.schedule(deadline: .now() + timeout)
+        timer.setEventHandler { [weak self] in
+            if let self { fire(self) }
+        }
+        timer.schedule(deadline: .now() + interval)
         timer.resume()
         return timer
     }

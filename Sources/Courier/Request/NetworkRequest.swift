@@ -41,7 +41,11 @@ public protocol NetworkRequest: Sendable {
     /// waits in the queue). Courier enforces it with its own timer, because URLSession's resource
     /// timeout is not enforced on Linux. `.infinity` means no deadline. Default: 60.
     var timeout: TimeInterval { get }
-    /// Builds the `URLRequest` to send. The default uses the members above; override to take full control.
+    /// How failed attempts of this request are retried; `nil` (the default) uses the Network's
+    /// ``Network/retryPolicy``.
+    var retryPolicy: RetryPolicy? { get }
+    /// Builds the `URLRequest` to send. The default uses the members above; override to take full
+    /// control. A relative URL is resolved against ``Network/defaults``' base URL.
     func makeURLRequest() throws -> URLRequest
     /// Decides whether a response is acceptable. Default: status in `200..<300`, otherwise
     /// throws ``NetworkError/httpStatus(_:)`` carrying the whole response.
@@ -65,6 +69,8 @@ extension NetworkRequest {
     public var authentication: Authentication? { nil }
     /// Default: 60 seconds.
     public var timeout: TimeInterval { 60 }
+    /// Default: the Network's policy.
+    public var retryPolicy: RetryPolicy? { nil }
 
     /// Default: builds the request from ``makeURL()``, ``method``, ``headers``, ``authentication`` and ``body``.
     ///
@@ -79,7 +85,7 @@ extension NetworkRequest {
         } catch {
             throw NetworkError.invalidURL(String(describing: error))
         }
-        try URLValidation.check(url)
+        try URLValidation.check(url, allowingRelative: true)
 
         var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
@@ -161,7 +167,10 @@ enum ResponseDecoding {
 /// Checks that a URL can be requested at all, so a typo fails as `invalidURL` up front
 /// instead of as an obscure transport error later.
 enum URLValidation {
-    static func check(_ url: URL) throws {
+    /// `allowingRelative` accepts a URL with neither scheme nor host (to be resolved against a
+    /// base URL later); anything with a scheme must be a complete http(s) URL.
+    static func check(_ url: URL, allowingRelative: Bool = false) throws {
+        if allowingRelative, url.scheme == nil, url.host == nil { return }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw NetworkError.invalidURL("\(url.absoluteString): only http and https URLs can be requested")
         }

@@ -55,6 +55,9 @@ public struct RetryPolicy: Sendable, Hashable {
     /// One attempt, no retries.
     public static let none = RetryPolicy(maxAttempts: 1)
 
+    /// No request is ever attempted more often than this, whatever policies and interceptors say.
+    public static let absoluteAttemptLimit = 10
+
     /// `408 Request Timeout`, `429 Too Many Requests`, `500`, `502`, `503`, `504`.
     public static let defaultRetryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504]
 
@@ -65,4 +68,65 @@ public struct RetryPolicy: Sendable, Hashable {
         URLError.networkConnectionLost.rawValue, URLError.cannotFindHost.rawValue,
         URLError.dnsLookupFailed.rawValue, URLError.notConnectedToInternet.rawValue, -1,
     ]
+
+    /// How long to wait before the next attempt, or `nil` not to retry.
+    ///
+    /// - Parameters:
+    ///   - attempts: Attempts made so far (the one that just failed included).
+    ///   - method: The request's method; non-idempotent ones are retried only when allowed.
+    ///   - error: Why the attempt failed.
+    ///   - now: The current time, for `Retry-After` dates.
+    public func delay(afterAttempt attempts: Int, method: HTTPMethod, error: NetworkError, now: Date = Date()) -> TimeInterval? {
+        var generator = SystemRandomNumberGenerator()
+        return delay(afterAttempt: attempts, method: method, error: error, now: now, using: &generator)
+    }
+
+    /// ``delay(afterAttempt:method:error:now:)`` with a chosen random source (for tests).
+    public func delay<Generator: RandomNumberGenerator>(
+        afterAttempt attempts: Int, method: HTTPMethod, error: NetworkError, now: Date, using generator: inout Generator
+    ) -> TimeInterval? {
+        guard attempts < min(maxAttempts, Self.absoluteAttemptLimit) else { return nil }
+        guard method.isIdempotent || retriesNonIdempotentRequests else { return nil }
+        switch error {
+        case let .transport(urlError) where retryableErrorCodes.contains(urlError.code.rawValue):
+            return backoff(afterAttempt: attempts, using: &generator)
+        case .timedOut where retryableErrorCodes.contains(URLError.timedOut.rawValue):
+            // Only URLSession's idle timeout arrives here: Courier's own deadline is final.
+            return backoff(afterAttempt: attempts, using: &generator)
+        case let .httpStatus(response) where retryableStatusCodes.contains(response.statusCode):
+            guard let header = response.headers["Retry-After"] else { return backoff(afterAttempt: attempts, using: &generator) }
+            guard let wait = RetryAfter.seconds(from: header, now: now) else { return backoff(afterAttempt: attempts, using: &generator) }
+            // A server asking for longer than we are willing to wait gets its answer reported.
+            return wait <= maximumRetryAfter ? wait : nil
+        default:
+            return nil
+        }
+    }
+
+    /// Full jitter: uniform in `0 ... min(maximumDelay, baseDelay × 2^(attempts-1))`.
+    func backoff<Generator: RandomNumberGenerator>(afterAttempt attempts: Int, using generator: inout Generator) -> TimeInterval {
+        let exponent = Double(max(0, attempts - 1))
+        let ceiling = min(maximumDelay, baseDelay * pow(2, exponent))
+        guard ceiling > 0 else { return 0 }
+        return Double.random(in: 0...ceiling, using: &generator)
+    }
+}
+
+/// Parses `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP date.
+enum RetryAfter {
+    static func seconds(from value: String, now: Date) -> TimeInterval? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed) { return seconds >= 0 ? TimeInterval(seconds) : nil }
+        for format in formats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: trimmed) { return max(0, date.timeIntervalSince(now)) }
+        }
+        return nil
+    }
+
+    /// IMF-fixdate, then the obsolete RFC 850 and asctime forms, which recipients must accept.
+    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
 }

@@ -18,7 +18,6 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
     typealias Completion = (Result<URL, any Error>) -> Void
 
     private let request: Request
-    private let baseRequest: Result<URLRequest, NetworkError>
     private let files: DownloadFiles
     private let options: DownloadOptions
     private let completion: UncheckedSendable<Completion>
@@ -58,25 +57,17 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
         progress: ((TransferProgress) -> Void)?, completion: @escaping Completion
     ) {
         self.request = request
-        self.baseRequest = Result { try request.makeURLRequest() }.mapError { error in
-            error as? NetworkError ?? .invalidURL(String(describing: error))
-        }
         self.files = DownloadFiles(destination: destination)
         self.options = options
         self.completion = UncheckedSendable(completion)
         self.progress = progress.map(ProgressReporter.init)
-        super.init(core: core, timeout: request.timeout, target: target, reportsProgress: progress != nil)
-    }
-
-    override var preparationError: NetworkError? {
-        if case let .failure(error) = baseRequest { return error }
-        return nil
+        super.init(core: core, request: request, target: target, reportsProgress: progress != nil)
     }
 
     /// On the start queue: checks the destination, and asks for the rest of a partial file left
     /// by an earlier attempt when its sidecar says it came from this URL.
-    override func makeSessionTask(in transport: any Transport) throws -> any TransportTask {
-        var urlRequest = try baseRequest.get()
+    override func makeSessionTask(in transport: any Transport, for attemptRequest: URLRequest) throws -> any TransportTask {
+        var urlRequest = attemptRequest
         try files.checkDestination(options: options)
         var offset: Int64 = 0
         if options.contains(.noResume) || startOverRequested {
@@ -100,6 +91,9 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
 
     override func didReceive(response: URLResponse) {
         guard let http = response as? HTTPURLResponse else { return }
+        let head = HTTPResponse(http, body: Data())
+        let context = self.context
+        core.observers.forEach { $0.didReceive(head, context: context) }
         let offset = resumeOffset.withLock { $0 }
         if offset > 0 {
             if http.statusCode == 206, let range = ContentRange(http.value(forHTTPHeaderField: "Content-Range")),
@@ -117,7 +111,7 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
             // mismatch gives 200). Handled below like a first attempt.
         }
         do {
-            try request.validate(HTTPResponse(http, body: Data()))
+            try request.validate(head)
         } catch {
             sink = .errorBody(http, Data())
             return
@@ -156,15 +150,21 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
             restartSessionTask()
             return
         }
-        guard claimEnd(as: .taskCompleted) else { return }
-        let result: Result<URL, any Error>
-        if let error {
-            result = .failure(request.convertError(NetworkError.from(error), response: nil))
-        } else {
-            result = finish()
+        if case let .file(handle) = sink, error == nil, expectedTotal.map({ $0 == written }) ?? true {
+            // Complete: move it into place (after the claim, so a racing cancel cannot leave a
+            // renamed file behind a "cancelled" result).
+            guard claimEnd(as: .taskCompleted) else { return }
+            deliver(moveIntoPlace(handle))
+            return
         }
+        // Failed attempt: keep what arrived (a retry, or a later call, resumes from it).
+        let failure = attemptError(error)
         closePartial(keepForResume: true)
-        deliver(result)
+        retryOrGiveUp(after: failure.error, response: failure.response) { [self] in
+            guard claimEnd(as: .taskCompleted) else { return }
+            notifyFailure(failure.error)
+            deliver(.failure(request.convertError(failure.error, response: failure.response)))
+        }
     }
 
     /// Ended early (cancel, deadline, disk error, or a failure before any task): the partial
@@ -208,38 +208,34 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
         }
     }
 
-    /// The body is complete: check its length, move it into place.
-    private func finish() -> Result<URL, any Error> {
+    /// Why an attempt that did not produce a complete file failed.
+    private func attemptError(_ error: (any Error)?) -> (error: NetworkError, response: HTTPResponse?) {
+        if let error { return (NetworkError.from(error), nil) }
         switch sink {
         case let .errorBody(response, body):
             let full = HTTPResponse(response, body: body)
-            do {
-                try request.validate(full)
-                return .failure(request.convertError(.httpStatus(full), response: full))
-            } catch let error as NetworkError {
-                return .failure(request.convertError(error, response: full))
-            } catch {
-                return .failure(error)
-            }
+            return (.httpStatus(full), full)
+        case .file:
+            // Shorter than announced: the connection was cut.
+            return (.transport(URLError(.networkConnectionLost)), nil)
         case .waiting, .restart:
-            return .failure(request.convertError(.transport(URLError(.badServerResponse)), response: nil))
-        case let .file(handle):
-            if let expectedTotal, written != expectedTotal {
-                // Keep what arrived: a later attempt resumes from it.
-                return .failure(request.convertError(.transport(URLError(.networkConnectionLost)), response: nil))
-            }
-            do {
-                try flush(to: handle)
-                try handle.close()
-                sink = .waiting
-                try files.moveIntoPlace(options: options)
-                reportProgress(force: true)
-                return .success(files.destination)
-            } catch let error as NetworkError {
-                return .failure(request.convertError(error, response: nil))
-            } catch {
-                return .failure(request.convertError(.fileSystem(files.partial, error), response: nil))
-            }
+            return (.transport(URLError(.badServerResponse)), nil)
+        }
+    }
+
+    /// The body is complete: flush, close, and rename it into place.
+    private func moveIntoPlace(_ handle: FileHandle) -> Result<URL, any Error> {
+        sink = .waiting
+        do {
+            try flush(to: handle)
+            try handle.close()
+            try files.moveIntoPlace(options: options)
+            reportProgress(force: true)
+            return .success(files.destination)
+        } catch let error as NetworkError {
+            return .failure(request.convertError(error, response: nil))
+        } catch {
+            return .failure(request.convertError(.fileSystem(files.partial, error), response: nil))
         }
     }
 

@@ -9,7 +9,8 @@ import XCTest
 final class ErrorTests: XCTestCase {
     func testMalformedURLIsInvalidURLWithoutTouchingTheNetwork() throws {
         let network = makeNetwork()
-        for string in ["http://exa mple.com/", "not a url", "ftp://example.com/"] {
+        // A relative URL is fine to build, but needs Network.defaults.baseURL to be sent.
+        for string in ["http://exa mple.com/", "not a url", "ftp://example.com/", "/relative/path"] {
             guard case .invalidURL? = networkError(result(of: Request<Data>.get(string), on: network)) else {
                 return XCTFail("\(string) should be invalidURL")
             }

@@ -54,7 +54,7 @@ final class RequestBuildingTests: XCTestCase {
     }
 
     func testNonHTTPURLsAreRejectedUpFront() {
-        for string in ["ftp://example.com/file", "file:///etc/passwd", "/relative/path", "http://"] {
+        for string in ["ftp://example.com/file", "file:///etc/passwd", "http://"] {
             XCTAssertThrowsError(try Request<Data>.get(string).makeURLRequest(), string) { error in
                 guard case NetworkError.invalidURL = error else { return XCTFail("\(string): \(error)") }
             }

@@ -33,12 +33,14 @@ extension XCTestCase {
     }
 
     /// A network whose callbacks run on a private serial queue, and that cancels whatever is
-    /// left when the test ends.
-    func makeNetwork(limit: Int = 6, callbackQueue: DispatchQueue? = nil) -> Network {
+    /// left when the test ends. No retries unless asked for, so that each test sees exactly the
+    /// attempts it makes.
+    func makeNetwork(limit: Int = 6, callbackQueue: DispatchQueue? = nil, retryPolicy: RetryPolicy = .none) -> Network {
         let network = Network(
             configuration: .ephemeral,
             callbackQueue: callbackQueue ?? DispatchQueue(label: "test.callbacks"),
             maximumConcurrentRequests: limit)
+        network.retryPolicy = retryPolicy
         addTeardownBlock { network.cancelAll() }
         return network
     }

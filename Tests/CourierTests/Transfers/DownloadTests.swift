@@ -169,6 +169,29 @@ final class DownloadTests: XCTestCase {
         XCTAssertEqual(server.receivedRequests.last?.header("Range"), "bytes=250000-")
     }
 
+    func testWithRetriesADroppedConnectionResumesOnItsOwn() throws {
+        let server = try makeServer()
+        let content = randomBytes(400_000, seed: 6)
+        let attempts = Box<Int>(0)
+        server.route("/flaky") { request, writer in
+            attempts.mutate { $0! += 1 }
+            if attempts.value == 1 {
+                writer.writeHead(status: 200, headers: [("Content-Length", "\(content.count)"), ("ETag", "\"g\"")])
+                writer.write(content.prefix(150_000))
+                writer.closeConnection()
+            } else {
+                writer.serve(content, etag: "\"g\"", request: request)
+            }
+        }
+        let folder = try makeTemporaryDirectory()
+        let destination = folder.appendingPathComponent("auto.bin")
+        let network = makeNetwork(retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01))
+        XCTAssertNoThrow(try network.downloadSynchronously(Request<Data>.get(server.url("/flaky")), to: destination, timeout: 30).get())
+        XCTAssertEqual(try Data(contentsOf: destination), content)
+        XCTAssertEqual(server.receivedRequests.map { $0.header("Range") ?? "none" }, ["none", "bytes=150000-"])
+        XCTAssertEqual(fileNames(in: folder), ["auto.bin"])
+    }
+
     func testErrorStatusWritesNoFileAndKeepsTheErrorBody() throws {
         let server = try makeServer().withStandardRoutes()
         let folder = try makeTemporaryDirectory()

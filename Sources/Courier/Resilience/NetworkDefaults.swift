@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Values a ``Network`` adds to every request: a base URL for relative ones, default headers and
+/// default query items. Change them at any time from any thread (``Network/defaults``), e.g. to
+/// add a token after sign-in; requests scheduled afterwards use the new values.
+public struct NetworkDefaults: Sendable, Hashable {
+    /// Resolves requests whose URL is relative (`Request<Data>.get("users/1")`): the relative
+    /// path is appended to the base URL's path (`https://api.example.com/v1` + `users/1` gives
+    /// `https://api.example.com/v1/users/1`; a leading `/` changes nothing), and its query kept.
+    public var baseURL: URL?
+    /// Headers added to every request that does not set the same header itself.
+    public var headers: [String: String]
+    /// Query items added to every request whose URL has no item of the same name.
+    public var queryItems: [URLQueryItem]
+
+    /// Creates defaults; all empty unless given.
+    public init(baseURL: URL? = nil, headers: [String: String] = [:], queryItems: [URLQueryItem] = []) {
+        self.baseURL = baseURL
+        self.headers = headers
+        self.queryItems = queryItems
+    }
+
+    /// Completes `request` with these defaults; the request's own values always win.
+    func apply(to request: inout URLRequest) throws {
+        if let url = request.url, url.scheme == nil {
+            guard let baseURL else {
+                throw NetworkError.invalidURL("\(url.relativeString): a relative URL needs a base URL (Network.defaults.baseURL)")
+            }
+            request.url = try Self.resolve(url, against: baseURL)
+        }
+        for (name, value) in headers where request.value(forHTTPHeaderField: name) == nil {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        if !queryItems.isEmpty, let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) {
+            var items = components.queryItems ?? []
+            let present = Set(items.map(\.name))
+            items += queryItems.filter { !present.contains($0.name) }
+            components.queryItems = items
+            request.url = components.url ?? url
+        }
+    }
+
+    private static func resolve(_ relative: URL, against base: URL) throws -> URL {
+        guard var components = URLComponents(url: base, resolvingAgainstBaseURL: true),
+              let relativeParts = URLComponents(string: relative.relativeString) else {
+            throw NetworkError.invalidURL(relative.relativeString)
+        }
+        let basePath = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+        let addedPath = relativeParts.percentEncodedPath.drop { $0 == "/" }
+        components.percentEncodedPath = basePath + "/" + addedPath
+        if let query = relativeParts.percentEncodedQuery { components.percentEncodedQuery = query }
+        guard let url = components.url else { throw NetworkError.invalidURL(relative.relativeString) }
+        return url
+    }
+}
