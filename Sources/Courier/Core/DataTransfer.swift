@@ -89,6 +89,11 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
     }
 
     override func didComplete(error: (any Error)?) {
+        if error == nil, followPendingRedirect() {
+            response = nil
+            body = Data()
+            return
+        }
         var error = error
         if rejectedChallenge, response != nil, (error as? URLError)?.code == .cancelled {
             error = nil
@@ -103,6 +108,10 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
         }
         if let error {
             attemptFailed(NetworkError.from(error), response: received)
+            return
+        }
+        if let redirect = redirectLimitResponse {
+            attemptFailed(.tooManyRedirects(received ?? redirect), response: received ?? redirect)
             return
         }
         guard let received else {

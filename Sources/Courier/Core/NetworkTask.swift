@@ -32,6 +32,10 @@ public final class NetworkTask: Sendable, Hashable {
     /// Where the request is in its life.
     public var state: State { transfer.publicState }
 
+    /// How many attempts have been started so far (retries included). After a failure this
+    /// tells how many attempts the reported error is the last of.
+    public var attemptCount: Int { transfer.attemptCount }
+
     /// Whether the request was cancelled.
     public var isCancelled: Bool { state == .cancelled }
 

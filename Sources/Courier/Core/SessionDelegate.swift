@@ -40,6 +40,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         transfer.didComplete(error: error)
     }
 
+    /// Redirects: Courier counts them (``Network/maximumRedirects``), keeps method and body on
+    /// `307`/`308` (URLSession on Linux sends an empty body), and drops credentials when the
+    /// redirect leaves the original origin. See ``RedirectPolicy``.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard let transfer = registry.transfer(for: task) else { return completionHandler(request) }
+        completionHandler(transfer.redirect(response, to: request, from: task.currentRequest ?? task.originalRequest))
+    }
+
     /// Courier sends credentials up front (``Authentication``), so a server challenge means they
     /// were refused, and the `401` itself is the answer the caller needs.
     ///

@@ -65,6 +65,12 @@ class Transfer: @unchecked Sendable {
         var attempts = 0
         /// The current attempt's request, after the interceptors.
         var attemptRequest: URLRequest?
+        /// Redirects followed by the current attempt.
+        var redirects = 0
+        /// Set when the current attempt hit the redirect limit: the response that was not followed.
+        var redirectLimitHit: HTTPResponse?
+        /// A `307`/`308` redirect of a request with a body, which Courier follows itself.
+        var pendingRedirect: URLRequest?
     }
 
     private let state = Locked(State())
@@ -97,6 +103,47 @@ class Transfer: @unchecked Sendable {
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
     func didComplete(error: (any Error)?) {}
     func didRejectAuthenticationChallenge() {}
+
+    /// A redirect of the current attempt: the request to follow it with, or `nil` to stop and
+    /// take the redirect response as the answer. Called on the delegate queue.
+    func redirect(_ response: HTTPURLResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
+        let limit = core.maximumRedirects.withLock { $0 }
+        let (follow, original) = state.withLock { state -> (Bool, URLRequest?) in
+            state.redirects += 1
+            guard state.redirects <= limit else {
+                state.redirectLimitHit = HTTPResponse(response, body: Data())
+                return (false, state.attemptRequest)
+            }
+            return (true, state.attemptRequest)
+        }
+        guard follow else { return nil }
+        let next = RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original)
+        if RedirectPolicy.mustReplayBody(response, previous ?? original) {
+            // FoundationNetworking would re-send this without its body: stop its redirect here
+            // (it then completes the task) and follow with a new task; see `followPendingRedirect`.
+            state.withLock { $0.pendingRedirect = next }
+            return nil
+        }
+        return next
+    }
+
+    /// If the attempt stopped at a redirect Courier follows itself, starts the task that follows
+    /// it and returns `true`: the subclass must then ignore this task's completion. Called on the
+    /// delegate queue from `didComplete`.
+    func followPendingRedirect() -> Bool {
+        let next = state.withLock { state -> URLRequest? in
+            defer { state.pendingRedirect = nil }
+            if let next = state.pendingRedirect { state.attemptRequest = next }
+            return state.pendingRedirect
+        }
+        guard next != nil else { return false }
+        restartSessionTask()
+        return true
+    }
+
+    /// The redirect response the current attempt refused to follow, if it hit the limit.
+    var redirectLimitResponse: HTTPResponse? { state.withLock { $0.redirectLimitHit } }
+
     /// Called once, right after the transfer has ended in any way (before its completion runs):
     /// release resources such as temporary files. Runs on the thread that ended it.
     func didEnd() {}
@@ -143,7 +190,9 @@ class Transfer: @unchecked Sendable {
 
     /// Runs the interceptors' `adapt` on `request`, then queues the attempt for a slot.
     private func adaptAndEnqueue(_ request: URLRequest) {
-        core.adapt(request, context: context) { [self] result in
+        let current = context
+        let upcoming = RequestContext(id: id, attempt: attemptCount + 1, method: current.method, url: request.url)
+        core.adapt(request, context: upcoming) { [self] result in
             switch result {
             case let .failure(error):
                 fail(error)
@@ -171,6 +220,9 @@ class Transfer: @unchecked Sendable {
             state.phase = .starting
             state.holdsSlot = true
             state.attempts += 1
+            state.redirects = 0
+            state.redirectLimitHit = nil
+            state.pendingRedirect = nil
             return true
         }
         guard claimedSlot else { return false }

@@ -89,10 +89,11 @@ extension NetworkRequest {
 
         var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
-        // URLSession's own timeout is an idle timeout; matching it to the overall deadline means a
-        // stalled connection can never outlive the deadline Courier enforces itself. An infinite
-        // deadline keeps URLSession's default: it converts the interval to whole milliseconds.
-        if timeout.isFinite, timeout > 0 { request.timeoutInterval = timeout }
+        // URLSession's own timeout is an idle timeout, and FoundationNetworking truncates it to
+        // whole seconds (0.3 becomes an immediate timeout). Rounded up plus a second, it is a
+        // backstop for a stalled connection that never fires before Courier's own deadline.
+        // An infinite deadline keeps URLSession's default.
+        if timeout.isFinite, timeout > 0 { request.timeoutInterval = timeout.rounded(.up) + 1 }
         for (name, value) in headers {
             request.setValue(value, forHTTPHeaderField: name)
         }

@@ -26,6 +26,7 @@ public struct Request<Output: Sendable>: NetworkRequest {
     public var acceptableStatusCodes: Range<Int> = 200..<300
 
     private let transform: @Sendable (Data, HTTPResponse) throws -> Output
+    private var errorConversion: (@Sendable (NetworkError, HTTPResponse?) -> any Error)?
 
     /// Creates a request with an explicit output transform.
     public init(
@@ -64,6 +65,20 @@ public struct Request<Output: Sendable>: NetworkRequest {
         guard acceptableStatusCodes.contains(response.statusCode) else { throw NetworkError.httpStatus(response) }
     }
 
+    /// Maps failures with the conversion set by ``decodingErrors(as:decoder:)``, if any.
+    public func convertError(_ error: NetworkError, response: HTTPResponse?) -> any Error {
+        errorConversion?(error, response) ?? error
+    }
+
+    /// The same request, with error responses whose body decodes as `type` reported as
+    /// ``ServerError`` (status, headers and raw bytes kept).
+    public func decodingErrors<Model: Decodable & Sendable>(as type: Model.Type, decoder: JSONDecoder = JSONDecoder()) -> Request<Output> {
+        let decoder = UncheckedSendable(decoder)  // read-only use, see decoding(_:decoder:)
+        var copy = self
+        copy.errorConversion = { error, _ in ErrorBodyDecoding.convert(error, as: Model.self, decoder: decoder.value) }
+        return copy
+    }
+
     /// Runs the output transform.
     public func output(from body: Data, response: HTTPResponse) throws -> Output {
         try transform(body, response)
@@ -77,6 +92,7 @@ public struct Request<Output: Sendable>: NetworkRequest {
             authentication: authentication, timeout: timeout
         ) { body, response in try transform(current(body, response)) }
         request.acceptableStatusCodes = acceptableStatusCodes
+        request.errorConversion = errorConversion
         return request
     }
 }

@@ -12,7 +12,9 @@ final class RequestBuildingTests: XCTestCase {
         let request = try Request<Data>.get(url).makeURLRequest()
         XCTAssertEqual(request.httpMethod, "GET")
         XCTAssertNil(request.httpBody)
-        XCTAssertEqual(request.timeoutInterval, 60)
+        // The idle-timeout backstop: the 60 s deadline rounded up, plus a second.
+        XCTAssertEqual(request.timeoutInterval, 61)
+        XCTAssertEqual(try Request<Data>(url: url, timeout: 0.3).makeURLRequest().timeoutInterval, 2)
     }
 
     func testEveryBodyGetsAContentType() throws {

@@ -1,0 +1,44 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How Courier follows a redirect, on top of what URLSession proposes.
+///
+/// - `307` and `308` must repeat the request as it was (RFC 9110 §15.4.8–9): same method and same
+///   body. URLSession on Linux keeps the method but drops the body, so for a request with a body
+///   Courier stops URLSession's redirect and sends the request again itself, with a new task.
+///   (A `.file` or `.multipart` body, streamed from a file, is followed by URLSession as it is.)
+/// - `301`, `302` and `303` follow URLSession's rewrite (a `POST` becomes a `GET` without body).
+/// - A redirect to another origin (scheme, host, port) drops `Authorization`,
+///   `Proxy-Authorization` and `Cookie`: credentials meant for one server must not reach another.
+enum RedirectPolicy {
+    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+
+    static func request(following response: HTTPURLResponse, proposed: URLRequest, previous: URLRequest?, original: URLRequest?) -> URLRequest {
+        var next = proposed
+        if [307, 308].contains(response.statusCode), let previous, let target = proposed.url {
+            next = previous
+            next.url = target
+        }
+        if let from = original?.url, let to = next.url, !sameOrigin(from, to) {
+            for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        return next
+    }
+
+    /// Whether a redirect must repeat a body that FoundationNetworking would drop.
+    static func mustReplayBody(_ response: HTTPURLResponse, _ request: URLRequest?) -> Bool {
+        [307, 308].contains(response.statusCode) && !(request?.httpBody?.isEmpty ?? true)
+    }
+
+    static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
+        lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
+            && lhs.host?.lowercased() == rhs.host?.lowercased()
+            && effectivePort(lhs) == effectivePort(rhs)
+    }
+
+    private static func effectivePort(_ url: URL) -> Int? {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
+    }
+}
