@@ -35,7 +35,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let transfer = registry.transfer(for: task) else { return }
+        guard let transfer = registry.transfer(for: task) else {
+            // An ended transfer's task is over at last: its slot (if draining) is free now.
+            registry.taskDidComplete(task)
+            return
+        }
         registry.detach(task)
         transfer.didComplete(error: error)
     }

@@ -46,6 +46,9 @@ class Transfer: @unchecked Sendable {
         case aborted(NetworkError)
     }
 
+    /// How long a cancelled task may keep its slot while URLSession has not confirmed its end.
+    static let drainFallback: TimeInterval = 10
+
     let core: NetworkCore
     let id: UInt64
     let timeout: TimeInterval
@@ -351,11 +354,24 @@ class Transfer: @unchecked Sendable {
         }
         guard let claim else { return false }
         claim.timers.forEach { $0.cancel() }
+        var releaseSlot = claim.slot
         if let task = claim.task {
-            core.registry.detach(task)
-            if case .aborted = ending { core.cancelInBackground(task) }
+            if case .aborted = ending {
+                if releaseSlot {
+                    // The connection stays busy until URLSession confirms the end: the slot goes
+                    // back then (see TransferRegistry), not now.
+                    let queue = core.requestQueue
+                    core.registry.drain(task, fallback: Self.drainFallback) { queue.release() }
+                    releaseSlot = false
+                } else {
+                    core.registry.detach(task)
+                }
+                core.cancelInBackground(task)
+            } else {
+                core.registry.detach(task)
+            }
         }
-        core.transferDidEnd(self, releasingSlot: claim.slot)
+        core.transferDidEnd(self, releasingSlot: releaseSlot)
         didEnd()
         return true
     }

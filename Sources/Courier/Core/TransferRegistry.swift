@@ -7,11 +7,21 @@ import FoundationNetworking
 /// the running ones by their transport task (for routing delegate calls).
 ///
 /// On Linux per-task delegates are never called, so the one session delegate looks the transfer
-/// up here. A task that is no longer registered has ended: its late callbacks are dropped.
+/// up here. A task that no longer routes to a transfer has ended: its late callbacks are dropped.
+///
+/// A task ended early (cancelled, timed out) may still be streaming: on Linux URLSession keeps
+/// delivering after `cancel()`, sometimes to the end of the body. Such a task is *draining*: its
+/// connection is still busy, so it keeps its concurrency slot until URLSession reports it
+/// complete, which keeps ``Network/maximumConcurrentRequests`` true as the server sees it.
 final class TransferRegistry: @unchecked Sendable {
+    private enum Entry {
+        case active(Transfer)
+        case draining(SlotRelease)
+    }
+
     private struct State {
         var live: [ObjectIdentifier: Transfer] = [:]
-        var byTask: [ObjectIdentifier: Transfer] = [:]
+        var byTask: [ObjectIdentifier: Entry] = [:]
     }
 
     private let state = Locked(State())
@@ -21,16 +31,44 @@ final class TransferRegistry: @unchecked Sendable {
     }
 
     func attach(_ task: any TransportTask, to transfer: Transfer) {
-        state.withLock { $0.byTask[ObjectIdentifier(task)] = transfer }
+        state.withLock { $0.byTask[ObjectIdentifier(task)] = .active(transfer) }
     }
 
+    /// The transfer a task's callbacks go to, or `nil` once it has ended.
     func transfer(for task: any TransportTask) -> Transfer? {
-        state.withLock { $0.byTask[ObjectIdentifier(task)] }
+        state.withLock { state in
+            if case let .active(transfer)? = state.byTask[ObjectIdentifier(task)] { return transfer }
+            return nil
+        }
     }
 
     /// Stops routing callbacks of `task` (it completed or its transfer ended).
     func detach(_ task: any TransportTask) {
         state.withLock { _ = $0.byTask.removeValue(forKey: ObjectIdentifier(task)) }
+    }
+
+    /// Stops routing `task`'s callbacks but keeps its slot until ``taskDidComplete(_:)``, or
+    /// until `fallback` seconds have passed, should that report never come.
+    func drain(_ task: any TransportTask, fallback: TimeInterval, release: @escaping @Sendable () -> Void) {
+        let slot = SlotRelease(release)
+        let key = ObjectIdentifier(task)
+        state.withLock { $0.byTask[key] = .draining(slot) }
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + fallback) { [weak self] in
+            self?.detach(task: key, ifDraining: slot)
+            slot.release()
+        }
+    }
+
+    /// URLSession reports `task` complete: if it was draining, its slot is free now.
+    func taskDidComplete(_ task: any TransportTask) {
+        let entry = state.withLock { $0.byTask.removeValue(forKey: ObjectIdentifier(task)) }
+        if case let .draining(slot)? = entry { slot.release() }
+    }
+
+    private func detach(task: ObjectIdentifier, ifDraining slot: SlotRelease) {
+        state.withLock { state in
+            if case let .draining(current)? = state.byTask[task], current === slot { state.byTask.removeValue(forKey: task) }
+        }
     }
 
     /// Forgets an ended transfer; returns how many are still live.
@@ -47,4 +85,22 @@ final class TransferRegistry: @unchecked Sendable {
     }
 
     var liveCount: Int { state.withLock { $0.live.count } }
+}
+
+/// Gives a concurrency slot back exactly once, whichever comes first: the task's completion or
+/// the fallback timer.
+final class SlotRelease: Sendable {
+    private let action: Locked<(@Sendable () -> Void)?>
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        self.action = Locked(action)
+    }
+
+    func release() {
+        let action = self.action.withLock { action in
+            defer { action = nil }
+            return action
+        }
+        action?()
+    }
 }

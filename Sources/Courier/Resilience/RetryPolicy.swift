@@ -77,25 +77,32 @@ public struct RetryPolicy: Sendable, Hashable {
     ///   - error: Why the attempt failed.
     ///   - now: The current time, for `Retry-After` dates.
     public func delay(afterAttempt attempts: Int, method: HTTPMethod, error: NetworkError, now: Date = Date()) -> TimeInterval? {
-        var generator = SystemRandomNumberGenerator()
-        return delay(afterAttempt: attempts, method: method, error: error, now: now, using: &generator)
+        // Not an `inout SystemRandomNumberGenerator`: that type is empty, and Thread Sanitizer
+        // reports every concurrent `inout` use of its (shared) address as a race.
+        delay(afterAttempt: attempts, method: method, error: error, now: now) { Double.random(in: $0) }
     }
 
     /// ``delay(afterAttempt:method:error:now:)`` with a chosen random source (for tests).
     public func delay<Generator: RandomNumberGenerator>(
         afterAttempt attempts: Int, method: HTTPMethod, error: NetworkError, now: Date, using generator: inout Generator
     ) -> TimeInterval? {
+        delay(afterAttempt: attempts, method: method, error: error, now: now) { Double.random(in: $0, using: &generator) }
+    }
+
+    private func delay(
+        afterAttempt attempts: Int, method: HTTPMethod, error: NetworkError, now: Date, random: (ClosedRange<Double>) -> Double
+    ) -> TimeInterval? {
         guard attempts < min(maxAttempts, Self.absoluteAttemptLimit) else { return nil }
         guard method.isIdempotent || retriesNonIdempotentRequests else { return nil }
         switch error {
         case let .transport(urlError) where retryableErrorCodes.contains(urlError.code.rawValue):
-            return backoff(afterAttempt: attempts, using: &generator)
+            return backoff(afterAttempt: attempts, random: random)
         case .timedOut where retryableErrorCodes.contains(URLError.timedOut.rawValue):
             // Only URLSession's idle timeout arrives here: Courier's own deadline is final.
-            return backoff(afterAttempt: attempts, using: &generator)
+            return backoff(afterAttempt: attempts, random: random)
         case let .httpStatus(response) where retryableStatusCodes.contains(response.statusCode):
-            guard let header = response.headers["Retry-After"] else { return backoff(afterAttempt: attempts, using: &generator) }
-            guard let wait = RetryAfter.seconds(from: header, now: now) else { return backoff(afterAttempt: attempts, using: &generator) }
+            guard let header = response.headers["Retry-After"] else { return backoff(afterAttempt: attempts, random: random) }
+            guard let wait = RetryAfter.seconds(from: header, now: now) else { return backoff(afterAttempt: attempts, random: random) }
             // A server asking for longer than we are willing to wait gets its answer reported.
             return wait <= maximumRetryAfter ? wait : nil
         default:
@@ -104,11 +111,11 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// Full jitter: uniform in `0 ... min(maximumDelay, baseDelay × 2^(attempts-1))`.
-    func backoff<Generator: RandomNumberGenerator>(afterAttempt attempts: Int, using generator: inout Generator) -> TimeInterval {
+    private func backoff(afterAttempt attempts: Int, random: (ClosedRange<Double>) -> Double) -> TimeInterval {
         let exponent = Double(max(0, attempts - 1))
         let ceiling = min(maximumDelay, baseDelay * pow(2, exponent))
         guard ceiling > 0 else { return 0 }
-        return Double.random(in: 0...ceiling, using: &generator)
+        return random(0...ceiling)
     }
 }
 

@@ -39,25 +39,29 @@ final class StubTransportTests: XCTestCase {
     }
 
     func testExactlyOnceAndTheLimitHoldWithoutANetwork() throws {
-        let inFlight = Box<(now: Int, peak: Int)>((0, 0))
         let network = stubNetwork(limit: 3) { _ in
-            inFlight.mutate { $0 = ($0!.now, max($0!.peak, $0!.now)) }
-            return StubResponse(body: Data("x".utf8))
+            // Answers run one at a time on the delegate queue; the limit is checked in ConcurrencyLimitTests.
+            StubResponse(body: Data("x".utf8))
         }
         let counter = CompletionCounter()
+        let wrongOutcomes = Box<[Int]>([])
         let done = expectation(description: "all")
         done.expectedFulfillmentCount = 2000
         for id in 0..<2000 {
+            let cancelled = id % 3 == 0
             let task = network.schedule(Request<Data>.get("http://stub.test/\(id)")) { result in
-                counter.record(id, outcome: (try? result.get()) == nil ? "failure" : "success")
+                let succeeded = (try? result.get()) != nil
+                // A cancel may lose the race against a stub this fast, but nothing else may fail.
+                if !succeeded, !cancelled { wrongOutcomes.mutate { $0?.append(id) } }
+                counter.record(id, outcome: succeeded ? "success" : "failure")
                 done.fulfill()
             }
-            if id % 3 == 0 { task.cancel() }
+            if cancelled { task.cancel() }
         }
         wait(for: [done], timeout: 60)
         XCTAssertEqual(counter.total, 2000)
         XCTAssertEqual(counter.duplicated, [])
-        XCTAssertEqual(counter.byOutcome["failure"], 667)
-        XCTAssertEqual(counter.byOutcome["success"], 1333)
+        XCTAssertEqual(wrongOutcomes.value, [])
+        XCTAssertGreaterThan(counter.byOutcome["failure", default: 0], 0)
     }
 }

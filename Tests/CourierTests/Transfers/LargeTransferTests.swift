@@ -4,14 +4,14 @@ import XCTest
 
 /// Large bodies: memory stays flat, and cancel works mid-stream.
 ///
-/// The server is paced at 128 MB/s, a fast real network. Unpaced, this in-process server, libcurl
+/// The server is paced at 64 MB/s, a fast real network. Unpaced, this in-process server, libcurl
 /// and the test's own (debug, maybe sanitized) consumer fight over two cores, and because
 /// URLSession on Linux never slows down for a slow consumer, the figure would measure the
 /// scheduler rather than Courier. Full-speed figures come from the release-build benchmark
 /// against nginx in its own process (`scripts/bench`).
 final class LargeTransferTests: XCTestCase {
     private static let size = 256 << 20
-    private static let pace = 128 << 20
+    private static let pace = 64 << 20
 
     /// A 256 MB file of pseudo-random bytes, written in chunks (never whole in memory).
     private func makeLargeFile(in folder: URL) throws -> URL {
