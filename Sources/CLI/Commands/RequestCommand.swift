@@ -1,0 +1,111 @@
+import Courier
+import Foundation
+
+/// `courier [get|post|put|patch|delete|head] URL`: one request, its body on stdout or in a file.
+struct RequestCommand {
+    let plan: RequestPlan
+    let console: Console
+
+    func run() -> ExitCode {
+        let session = Session(plan.settings)
+        if let output = plan.output { return save(to: output, session: session) }
+
+        let style = ProgressStyle.choose(plan.settings, stderrIsTerminal: console.stderrIsTerminal, keepsBars: false)
+        let display = ProgressDisplay(labels: [label], style: style, console: console)
+        let result = session.network.scheduleSynchronously(request { body, response in
+            var response = response
+            response.body = body
+            return response
+        }, progress: { display.update(0, $0) })
+        display.finish(0, Self.state(of: result, interrupted: session.interrupts.isInterrupted))
+        display.close()
+        if session.interrupts.isInterrupted {
+            console.message("interrupted")
+            return .interrupted
+        }
+
+        let printer = BodyPrinter(console: console)
+        let includeBody = plan.method != .head
+        do throws(Failure) {
+            switch result {
+            case let .success(response):
+                try printer.printResponse(response, includeHead: plan.includeHeaders, includeBody: includeBody)
+            case let .failure(NetworkError.httpStatus(response)):
+                if plan.settings.fail, response.statusCode >= 400 {
+                    printer.printResponseToStderr(response, includeHead: plan.includeHeaders, includeBody: includeBody)
+                    throw Failure(NetworkError.httpStatus(response), url: plan.url, timeout: plan.settings.timeout)
+                }
+                // Without --fail an error page is a page like any other, as in curl.
+                try printer.printResponse(response, includeHead: plan.includeHeaders, includeBody: includeBody)
+            case let .failure(error):
+                throw Failure(error, url: plan.url, timeout: plan.settings.timeout)
+            }
+        } catch {
+            console.message(error.message)
+            return error.exitCode
+        }
+        return .ok
+    }
+
+    /// `-o FILE`: streamed to disk through a `.partial` file, so a large body never sits in
+    /// memory, and an interrupted `get` resumes when run again.
+    private func save(to file: URL, session: Session) -> ExitCode {
+        let style = ProgressStyle.choose(plan.settings, stderrIsTerminal: console.stderrIsTerminal, keepsBars: true)
+        let display = ProgressDisplay(labels: [file.lastPathComponent], style: style, console: console)
+        // Only a GET can safely be resumed with a Range request; anything else starts afresh.
+        let options: DownloadOptions = plan.method == .get ? [.replaceExisting] : [.replaceExisting, .noResume]
+        let result = session.network.downloadSynchronously(request { body, _ in body }, to: file, options: options,
+                                                           progress: { display.update(0, $0) })
+        display.finish(0, Self.state(of: result, interrupted: session.interrupts.isInterrupted))
+        display.close()
+        if session.interrupts.isInterrupted {
+            console.message(plan.method == .get ? "interrupted; run the same command again to resume" : "interrupted")
+            return .interrupted
+        }
+
+        do throws(Failure) {
+            switch result {
+            case .success:
+                break
+            case let .failure(NetworkError.httpStatus(response)):
+                if plan.settings.fail, response.statusCode >= 400 {
+                    BodyPrinter(console: console).printResponseToStderr(response, includeHead: false, includeBody: true)
+                    throw Failure(NetworkError.httpStatus(response), url: plan.url, timeout: plan.settings.timeout)
+                }
+                // Without --fail the error page is saved, as curl does; the library keeps it out of
+                // the `.partial` file, so it is written here.
+                do {
+                    try response.body.write(to: file, options: .atomic)
+                } catch {
+                    throw Failure(.writeError, "\(file.path): \(Failure.describe(error))")
+                }
+            case let .failure(error):
+                throw Failure(error, url: plan.url, timeout: plan.settings.timeout)
+            }
+        } catch {
+            console.message(error.message)
+            return error.exitCode
+        }
+        return .ok
+    }
+
+    private func request<Output: Sendable>(
+        _ output: @escaping @Sendable (Data, HTTPResponse) throws -> Output
+    ) -> Request<Output> {
+        Request(method: plan.method, location: .url(plan.url), headers: plan.headers.fields, body: plan.body,
+                authentication: plan.headers.authentication, timeout: plan.settings.timeout, output: output)
+    }
+
+    /// What the progress display calls the transfer: the resource's name, else the host.
+    private var label: String {
+        let name = plan.url.lastPathComponent
+        return name.isEmpty || name == "/" ? (plan.url.host ?? plan.url.absoluteString) : name
+    }
+
+    static func state<Value>(of result: Result<Value, any Error>, interrupted: Bool) -> ProgressRow.State {
+        switch result {
+        case .success: return .done
+        case .failure: return interrupted ? .interrupted : .failed
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// The process exit status of `courier`, numbered like curl's where curl has an equivalent,
+/// so scripts written against curl can keep their checks.
+///
+/// The table is documented in `courier --help` and Docs/CommandLine.md; keep the three in step.
+enum ExitCode: Int32, CaseIterable, Sendable {
+    /// Success.
+    case ok = 0
+    /// Any failure without a more specific code.
+    case failure = 1
+    /// The command line is wrong: unknown option, missing URL, bad value.
+    case usage = 2
+    /// The URL is malformed, or not http/https.
+    case invalidURL = 3
+    /// The host name could not be resolved.
+    case unknownHost = 6
+    /// Nobody accepted the connection.
+    case connectionRefused = 7
+    /// The server's reply could not be understood.
+    case badResponse = 8
+    /// The transfer ended before the whole body arrived.
+    case partialTransfer = 18
+    /// The server answered with a status of 400 or more, and `--fail` was given (always for `download`).
+    case httpError = 22
+    /// A file could not be written (output file, download folder, or stdout itself).
+    case writeError = 23
+    /// A file to send could not be read.
+    case readError = 26
+    /// `--timeout` passed, or the connection stalled.
+    case timedOut = 28
+    /// The TLS handshake failed.
+    case tlsFailed = 35
+    /// Redirects went round in circles.
+    case tooManyRedirects = 47
+    /// The body is too large to hold in memory for stdout (the library's limit); `-o` streams it.
+    case tooLarge = 63
+    /// Any other network failure while receiving.
+    case networkFailure = 56
+    /// The server's certificate could not be verified.
+    case badCertificate = 60
+    /// A download's destination already exists. The built-in commands replace files, so they do
+    /// not produce it today; the library can, so the mapping stays complete.
+    case destinationExists = 73
+    /// Stopped by Ctrl-C (SIGINT) or SIGTERM.
+    case interrupted = 130
+
+    /// One line for the exit-code table of `--help`, or `nil` for codes the commands never give.
+    var summary: String? {
+        switch self {
+        case .ok: return "success"
+        case .failure: return "other failure"
+        case .usage: return "usage error (unknown option, missing URL, bad value)"
+        case .invalidURL: return "malformed or unsupported URL"
+        case .unknownHost: return "could not resolve the host"
+        case .connectionRefused: return "could not connect (connection refused)"
+        case .badResponse: return "unintelligible reply from the server"
+        case .partialTransfer: return "the connection closed before the body was complete"
+        case .httpError: return "HTTP status >= 400 with --fail (always for download)"
+        case .writeError: return "could not write the output"
+        case .readError: return "could not read a file to send"
+        case .timedOut: return "timed out (--timeout, or a stalled connection)"
+        case .tlsFailed: return "TLS handshake failed"
+        case .tooManyRedirects: return "too many redirects"
+        case .tooLarge: return "body too large to print from memory; use -o FILE"
+        case .networkFailure: return "other network failure"
+        case .badCertificate: return "server certificate not trusted"
+        case .destinationExists: return nil
+        case .interrupted: return "interrupted (Ctrl-C or SIGTERM); downloads can be resumed"
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Why `courier` stops before success: the exit status, and the one line that explains it.
+struct Failure: Error, Equatable {
+    let exitCode: ExitCode
+    let message: String
+
+    init(_ exitCode: ExitCode, _ message: String) {
+        self.exitCode = exitCode
+        self.message = message
+    }
+
+    /// A mistake on the command line; the caller prints the usage line after the message.
+    static func usage(_ message: String) -> Failure {
+        Failure(.usage, message)
+    }
+
+    /// Translates whatever a request or download failed with into an exit status and a message
+    /// that names what the user can act on (the host, the file, the deadline).
+    init(_ error: any Error, url: URL?, timeout: TimeInterval?) {
+        let place = url.map { " (\($0.absoluteString))" } ?? ""
+        guard let error = error as? NetworkError else {
+            self.init(.failure, error.localizedDescription)
+            return
+        }
+        switch error {
+        case let .invalidURL(detail):
+            self.init(.invalidURL, "invalid URL: \(detail)")
+        case .cancelled:
+            self.init(.interrupted, "interrupted")
+        case .timedOut:
+            self.init(.timedOut, Self.timeoutMessage(timeout) + place)
+        case let .transport(urlError):
+            self.init(urlError, url: url, timeout: timeout)
+        case let .httpStatus(response):
+            self.init(.httpError, "HTTP \(response.statusCode) \(ReasonPhrase.text(for: response.statusCode))" + place)
+        case let .tooManyRedirects(response):
+            self.init(.tooManyRedirects, "too many redirects (the last one to \(response.headers["Location"] ?? "?"))" + place)
+        case let .responseTooLarge(limit):
+            self.init(.tooLarge, "the body is larger than \(Units.bytes(limit)), too much to hold in memory; use -o FILE" + place)
+        case let .encodingFailed(error):
+            self.init(.readError, "could not encode the request body: \(error.localizedDescription)")
+        case let .fileSystem(file, error):
+            self.init(.writeError, "\(file.path): \(Self.describe(error))")
+        case let .destinationExists(file):
+            self.init(.destinationExists, "\(file.path) already exists")
+        default:
+            // Cases the commands cannot meet (decoding, interceptors, deadlock guards) and any the
+            // library adds later: the library's own one-line description.
+            self.init(.failure, error.localizedDescription)
+        }
+    }
+
+    private init(_ error: URLError, url: URL?, timeout: TimeInterval?) {
+        let host = url?.host ?? "the host"
+        let place = url.map { " (\($0.absoluteString))" } ?? ""
+        switch error.code {
+        case .cannotFindHost, .dnsLookupFailed:
+            self.init(.unknownHost, "could not resolve host \(host)")
+        case .cannotConnectToHost:
+            let port = url?.port.map { ":\($0)" } ?? ""
+            self.init(.connectionRefused, "could not connect to \(host)\(port): connection refused")
+        case .timedOut:
+            self.init(.timedOut, Self.timeoutMessage(timeout) + place)
+        case .badServerResponse, .cannotParseResponse:
+            self.init(.badResponse, "unintelligible reply from \(host)")
+        case .networkConnectionLost:
+            self.init(.partialTransfer, "the connection closed before the body was complete" + place)
+        case .secureConnectionFailed:
+            self.init(.tlsFailed, "TLS handshake with \(host) failed")
+        case .serverCertificateUntrusted, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            self.init(.badCertificate, "the certificate of \(host) is not trusted")
+        case .httpTooManyRedirects:
+            self.init(.tooManyRedirects, "too many redirects" + place)
+        default:
+            // On Linux libcurl reports a server that closes mid-body as code -1.
+            if error.code.rawValue == -1 {
+                self.init(.partialTransfer, "the connection closed before the body was complete" + place)
+            } else {
+                self.init(.networkFailure, "network error \(error.code.rawValue): \(error.localizedDescription)" + place)
+            }
+        }
+    }
+
+    private static func timeoutMessage(_ timeout: TimeInterval?) -> String {
+        guard let timeout, timeout.isFinite else { return "timed out: the connection stalled" }
+        return "timed out after \(Units.seconds(timeout))"
+    }
+
+    /// The system's reason without Foundation's boilerplate where a POSIX error is underneath.
+    static func describe(_ error: any Error) -> String {
+        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
+    }
+}

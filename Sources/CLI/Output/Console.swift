@@ -1,0 +1,71 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// stdout and stderr, written with `write(2)` (no buffering to flush before `exit`), under one
+/// lock so that progress redraws and messages from several threads never interleave mid-line.
+final class Console: @unchecked Sendable {
+    // `@unchecked` is sound: the stored properties are constants; writes are serialised by `lock`.
+    static let shared = Console()
+
+    let stdoutIsTerminal: Bool
+    let stderrIsTerminal: Bool
+    private let lock = NSLock()
+
+    init(stdoutIsTerminal: Bool = isatty(STDOUT_FILENO) != 0, stderrIsTerminal: Bool = isatty(STDERR_FILENO) != 0) {
+        self.stdoutIsTerminal = stdoutIsTerminal
+        self.stderrIsTerminal = stderrIsTerminal
+    }
+
+    /// Writes body bytes to stdout.
+    /// - Throws: ``Failure`` with ``ExitCode/writeError`` when stdout is closed or full.
+    func writeOut(_ data: Data) throws(Failure) {
+        let written = lock.withLock { Self.writeAll(data, to: STDOUT_FILENO) }
+        if let error = written {
+            throw Failure(.writeError, "cannot write to stdout: \(String(cString: strerror(error)))")
+        }
+    }
+
+    /// Writes to stderr; a failure to report on stderr cannot itself be reported, so it is ignored.
+    func writeError(_ data: Data) {
+        lock.withLock { _ = Self.writeAll(data, to: STDERR_FILENO) }
+    }
+
+    /// `courier: <text>` on its own line of stderr. On a terminal the line is cleared first, so
+    /// the `^C` the terminal echoes on Ctrl-C does not run into the message.
+    func message(_ text: String) {
+        let prefix = stderrIsTerminal ? "\r\u{1B}[2K" : ""
+        writeError(Data("\(prefix)courier: \(text)\n".utf8))
+    }
+
+    /// The terminal's size (columns, rows), read at each draw so a resized window is followed;
+    /// 80 × 24 when it cannot be told.
+    var stderrSize: (columns: Int, rows: Int) {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 {
+            return (Int(size.ws_col), Int(size.ws_row))
+        }
+        return (80, 24)
+    }
+
+    /// Returns `errno` on failure, `nil` on success.
+    private static func writeAll(_ data: Data, to descriptor: Int32) -> Int32? {
+        data.withUnsafeBytes { raw -> Int32? in
+            guard var pointer = raw.baseAddress else { return nil }
+            var left = raw.count
+            while left > 0 {
+                let count = write(descriptor, pointer, left)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                pointer += count
+                left -= count
+            }
+            return nil
+        }
+    }
+}

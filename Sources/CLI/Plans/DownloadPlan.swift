@@ -1,0 +1,68 @@
+import Courier
+import Foundation
+
+/// `courier download URL...`: which file each URL goes to, and how.
+struct DownloadPlan: Sendable {
+    struct Item: Sendable, Equatable {
+        let url: URL
+        let destination: URL
+    }
+
+    let items: [Item]
+    let headers: RequestHeaders
+    let options: DownloadOptions
+    let settings: Settings
+
+    init(_ options: Options) throws(Failure) {
+        for (given, name) in [(!options.data.isEmpty, "--data"), (options.json != nil, "--json"),
+                              (!options.form.isEmpty, "--form"), (options.uploadFile != nil, "--upload-file"),
+                              (options.includeHeaders, "-i")] where given {
+            throw .usage("\(name) cannot be used with download")
+        }
+        // For download, -d is --dir.
+        var directoryArguments = options.shortD
+        if let directory = options.directory { directoryArguments.append(directory) }
+        guard directoryArguments.count <= 1 else { throw .usage("give one download folder (-d DIR), not several") }
+        let directory = directoryArguments.first
+        guard !options.urls.isEmpty else { throw .usage("no URL given") }
+        if options.output != nil, directory != nil { throw .usage("give either -o FILE or -d DIR, not both") }
+        if options.output != nil, options.urls.count > 1 {
+            throw .usage("-o names one file but \(options.urls.count) URLs were given; use -d DIR")
+        }
+
+        var items: [Item] = []
+        var urlByDestination: [String: String] = [:]
+        for text in options.urls {
+            let url = try URLInput.parse(text)
+            let destination: URL
+            if let output = options.output {
+                destination = URL(fileURLWithPath: output)
+            } else {
+                destination = URL(fileURLWithPath: directory ?? ".").appendingPathComponent(Self.fileName(for: url))
+            }
+            let path = destination.standardizedFileURL.path
+            if let earlier = urlByDestination[path] {
+                throw .usage("\(earlier) and \(text) would both be saved as \(path)")
+            }
+            urlByDestination[path] = text
+            items.append(Item(url: url, destination: destination.standardizedFileURL))
+        }
+
+        var downloadOptions: DownloadOptions = [.replaceExisting]
+        if directory != nil { downloadOptions.insert(.createDirectories) }
+        if options.noResume { downloadOptions.insert(.noResume) }
+
+        self.items = items
+        self.headers = try RequestHeaders(options)
+        self.options = downloadOptions
+        self.settings = Settings(options)
+    }
+
+    /// The URL's last path component (percent-decoded), or `index.html` when the URL names a
+    /// folder, as wget does. Never `.` or `..`: a URL must not pick a file outside the folder.
+    static func fileName(for url: URL) -> String {
+        let name = url.lastPathComponent
+        if name.isEmpty || name == "/" || name == "." || name == ".." { return "index.html" }
+        return name
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// The `courier` command: reads the arguments, runs the command, returns the exit status.
+enum Tool {
+    static func run(_ arguments: [String], console: Console = .shared) -> ExitCode {
+        let invocation: Invocation
+        do throws(Failure) {
+            invocation = try Invocation(try ArgumentParser.parse(arguments))
+        } catch {
+            console.message(error.message)
+            if error.exitCode == .usage { console.writeError(Data((Usage.short + "\n").utf8)) }
+            return error.exitCode
+        }
+        do throws(Failure) {
+            switch invocation {
+            case .help:
+                try console.writeOut(Data((Usage.help + "\n").utf8))
+            case .version:
+                try console.writeOut(Data((Usage.version + "\n").utf8))
+            case let .request(plan):
+                return RequestCommand(plan: plan, console: console).run()
+            case let .download(plan):
+                return DownloadCommand(plan: plan, console: console).run()
+            }
+        } catch {
+            console.message(error.message)
+            return error.exitCode
+        }
+        return .ok
+    }
+}

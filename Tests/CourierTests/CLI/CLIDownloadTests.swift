@@ -1,0 +1,101 @@
+import Foundation
+import XCTest
+
+/// `courier download URL...`: files on disk, in parallel, interrupted and resumed.
+final class CLIDownloadTests: CLITestCase {
+    private static func partialSize(of destination: URL) -> Int {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: destination.path + ".partial")
+        return (attributes?[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    func testInterruptKeepsThePartialFileAndTheSameCommandResumesByteIdentical() throws {
+        let server = try makeServer()
+        let content = randomBytes(4_000_000, seed: 11)
+        // Paced so that the interrupt surely lands mid-transfer: about 2 s for the whole file.
+        let pace = Box<Int>(2_000_000)
+        try serveFile(content, at: "/big.bin", on: server, pace: pace)
+        let folder = try makeTemporaryDirectory()
+        let destination = folder.appendingPathComponent("big.bin")
+        let arguments = ["download", server.url("/big.bin").absoluteString]
+
+        let first = try start(arguments, in: folder)
+        // The partial file grows in 1 MB writes; once one is on disk the transfer is under way.
+        XCTAssertTrue(waitUntil { Self.partialSize(of: destination) >= 1_000_000 })
+        first.interrupt()
+        let interrupted = first.finish()
+
+        XCTAssertEqual(interrupted.status, 130, interrupted.stderrText)
+        XCTAssertTrue(interrupted.stderrText.contains("interrupted"), interrupted.stderrText)
+        XCTAssertTrue(interrupted.stderrText.contains("run the same command again to resume"), interrupted.stderrText)
+        XCTAssertEqual(fileNames(in: folder), ["big.bin.partial", "big.bin.partial.json"])
+        let kept = Self.partialSize(of: destination)
+        XCTAssertGreaterThanOrEqual(kept, 1_000_000)
+        XCTAssertLessThan(kept, content.count, "the interrupt must land mid-transfer")
+
+        pace.value = nil
+        let resumed = try courier(arguments[0], arguments[1], in: folder)
+        XCTAssertEqual(resumed.status, 0, resumed.stderrText)
+        XCTAssertEqual(try Data(contentsOf: destination), content)
+        XCTAssertEqual(fileNames(in: folder), ["big.bin"])
+        // Only the rest was asked for.
+        let request = try lastRequest(to: "/big.bin", on: server)
+        XCTAssertEqual(request.header("Range"), "bytes=\(kept)-")
+        XCTAssertEqual(request.header("If-Range"), "\"v1\"")
+    }
+
+    func testParallelDownloadsRespectMaxConcurrent() throws {
+        let server = try makeServer()
+        // Paced (about 0.25 s each) so that transfers overlap whenever they are allowed to.
+        let contents = (0..<4).map { randomBytes(500_000, seed: UInt64(20 + $0)) }
+        for (index, content) in contents.enumerated() {
+            try serveFile(content, at: "/file\(index).bin", on: server, pace: Box(2_000_000))
+        }
+        let folder = try makeTemporaryDirectory()
+        let urls = contents.indices.map { server.url("/file\($0).bin").absoluteString }
+
+        let result = try start(["download", "--max-concurrent", "2", "-d", folder.path] + urls).finish()
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(server.maxConcurrentRequests, 2)
+        XCTAssertEqual(server.requestCount, 4)
+        for (index, content) in contents.enumerated() {
+            XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("file\(index).bin")), content)
+        }
+        XCTAssertEqual(fileNames(in: folder), ["file0.bin", "file1.bin", "file2.bin", "file3.bin"])
+    }
+
+    func testFilesAreNamedAfterTheURLInTheCurrentOrGivenFolder() throws {
+        let server = try makeServer()
+        let content = randomBytes(10_000, seed: 4)
+        try serveFile(content, at: "/reports/q3.pdf", on: server)
+        let url = server.url("/reports/q3.pdf?version=2").absoluteString
+
+        let current = try makeTemporaryDirectory()
+        let inCurrent = try courier("download", url, in: current)
+        XCTAssertEqual(inCurrent.status, 0, inCurrent.stderrText)
+        XCTAssertEqual(fileNames(in: current), ["q3.pdf"])
+
+        // -d creates the folder; -o names the file.
+        let parent = try makeTemporaryDirectory()
+        let folder = parent.appendingPathComponent("new/sub")
+        let inFolder = try courier("download", url, "-d", folder.path)
+        XCTAssertEqual(inFolder.status, 0, inFolder.stderrText)
+        XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("q3.pdf")), content)
+
+        let named = try courier("download", url, "-o", parent.appendingPathComponent("renamed.pdf").path)
+        XCTAssertEqual(named.status, 0, named.stderrText)
+        XCTAssertEqual(try Data(contentsOf: parent.appendingPathComponent("renamed.pdf")), content)
+    }
+
+    func testAFailedFileIsReportedAndTheOthersStillArrive() throws {
+        let server = try makeServer()
+        let content = randomBytes(50_000, seed: 8)
+        try serveFile(content, at: "/good.bin", on: server)
+        let folder = try makeTemporaryDirectory()
+        let result = try courier("download", "-d", folder.path, server.url("/missing.bin").absoluteString,
+                                 server.url("/good.bin").absoluteString)
+        XCTAssertEqual(result.status, 22, result.stderrText)
+        XCTAssertTrue(result.stderrText.contains("missing.bin: HTTP 404 Not Found"), result.stderrText)
+        XCTAssertTrue(result.stderrText.contains("1 of 2 files downloaded"), result.stderrText)
+        XCTAssertEqual(fileNames(in: folder), ["good.bin"], "an error page is never saved as the file")
+    }
+}

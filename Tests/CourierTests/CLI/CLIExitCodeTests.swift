@@ -1,0 +1,68 @@
+import Foundation
+import XCTest
+
+/// The documented exit statuses, curl's numbers where curl has one.
+final class CLIExitCodeTests: CLITestCase {
+    func testUnknownHostExits6() throws {
+        // A 70-character label is not a valid host name: resolution fails locally, no DNS query.
+        let result = try courier("http://" + String(repeating: "a", count: 70) + ".invalid/")
+        XCTAssertEqual(result.status, 6, result.stderrText)
+        XCTAssertTrue(result.stderrText.contains("could not resolve host"), result.stderrText)
+        XCTAssertEqual(result.stdout, Data())
+    }
+
+    func testConnectionRefusedExits7() throws {
+        let result = try courier("http://127.0.0.1:\(TestServer.unusedPort())/")
+        XCTAssertEqual(result.status, 7, result.stderrText)
+        XCTAssertTrue(result.stderrText.contains("connection refused"), result.stderrText)
+    }
+
+    func testTimeoutExits28() throws {
+        let server = try makeServer()
+        let gate = Gate()
+        addTeardownBlock { gate.open() }   // runs before the server stops (teardown blocks run last-in first-out)
+        server.route("/never") { _, writer in
+            gate.wait(timeout: 30)
+            writer.respond(status: 200, text: "too late")
+        }
+        let started = Date()
+        let result = try courier("--timeout", "0.5", server.url("/never").absoluteString)
+        XCTAssertEqual(result.status, 28, result.stderrText)
+        XCTAssertTrue(result.stderrText.contains("timed out after 0.5 s"), result.stderrText)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+    }
+
+    func testMalformedURLExits3() throws {
+        let result = try courier("ftp://example.invalid/file")
+        XCTAssertEqual(result.status, 3, result.stderrText)
+        XCTAssertTrue(result.stderrText.contains("only http and https"), result.stderrText)
+    }
+
+    func testMissingFileToSendExits26BeforeConnecting() throws {
+        let server = try makeServer().withStandardRoutes()
+        let missing = try makeTemporaryDirectory().appendingPathComponent("missing.bin").path
+        for arguments in [["--upload-file", missing], ["--data", "@" + missing], ["--form", "f=@" + missing]] {
+            let result = try start(arguments + [server.url("/echo").absoluteString]).finish()
+            XCTAssertEqual(result.status, 26, "\(arguments): \(result.stderrText)")
+            XCTAssertTrue(result.stderrText.contains("missing.bin"), result.stderrText)
+        }
+        XCTAssertEqual(server.requestCount, 0)
+    }
+
+    func testSIGTERMCancelsAndExits130() throws {
+        let server = try makeServer()
+        let gate = Gate()
+        addTeardownBlock { gate.open() }
+        server.route("/never") { _, writer in
+            gate.wait(timeout: 30)
+            writer.respond(status: 200, text: "too late")
+        }
+        let running = try start([server.url("/never").absoluteString])
+        XCTAssertTrue(waitUntil { server.currentConcurrentRequests == 1 })
+        running.terminate()
+        let result = running.finish()
+        XCTAssertEqual(result.status, 130, result.stderrText)
+        XCTAssertEqual(result.stderrText, "courier: interrupted\n")
+        XCTAssertEqual(result.stdout, Data())
+    }
+}
