@@ -91,11 +91,8 @@ final class NetworkCore: @unchecked Sendable {
     /// A core over a URLSession made from `configuration`, whose one delegate feeds the registry.
     convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int) {
         self.init(maximumConcurrentRequests: maximumConcurrentRequests) { registry, delegateQueue in
-            let operationQueue = OperationQueue()
-            operationQueue.underlyingQueue = delegateQueue
-            operationQueue.maxConcurrentOperationCount = 1
-            operationQueue.name = "courier.session-delegate"
-            return URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry), delegateQueue: operationQueue)
+            URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry),
+                       delegateQueue: BoundedDelegateQueue(underlying: delegateQueue))
         }
     }
 
