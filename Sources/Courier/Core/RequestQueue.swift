@@ -30,9 +30,6 @@ final class RequestQueue: @unchecked Sendable {
         }
     }
 
-    /// Number of slots in use; for tests.
-    var activeCount: Int { state.withLock { $0.active } }
-
     func enqueue(_ transfer: Transfer) {
         state.withLock { $0.pending.append(transfer) }
         pump()

@@ -159,7 +159,7 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
         }
         // Failed attempt: keep what arrived (a retry, or a later call, resumes from it).
         let failure = attemptError(error)
-        closePartial(keepForResume: true)
+        closePartial()
         retryOrGiveUp(after: failure.error, response: failure.response) { [self] in
             guard claimEnd(as: .taskCompleted) else { return }
             notifyFailure(failure.error)
@@ -172,7 +172,7 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
     /// so a caller who immediately downloads again finds a consistent partial file and sidecar.
     override func deliverFailure(_ error: NetworkError) {
         core.delegateQueue.async { [self] in
-            closePartial(keepForResume: true)
+            closePartial()
             deliver(.failure(request.convertError(error, response: nil)))
         }
     }
@@ -248,14 +248,14 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
     /// Writes what is buffered, closes the partial file, and either records how far it got or
     /// removes it. After a failed write the file is shorter than `written`; the record keeps the
     /// file's real size, which is what a resume asks for.
-    private func closePartial(keepForResume: Bool) {
+    private func closePartial() {
         guard case let .file(handle) = sink else { return }
         sink = .waiting
         let flushed = (try? flush(to: handle)) != nil
         buffer = Data()
         try? handle.close()
         if !flushed { written = files.partialSize() ?? 0 }
-        if keepForResume, canResume, !options.contains(.noResume),
+        if canResume, !options.contains(.noResume),
            var record = files.loadRecord() {
             record.bytes = written
             try? files.saveRecord(record)

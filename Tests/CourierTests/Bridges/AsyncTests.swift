@@ -27,14 +27,8 @@ final class AsyncTests: XCTestCase {
 
     func testCancellingTheTaskCancelsTheRequest() async throws {
         let server = try makeServer()
-        let gate = Gate()
         let arrived = expectation(description: "the server has the request")
-        addTeardownBlock { gate.open() }
-        server.route("/hold") { _, writer in
-            arrived.fulfill()
-            gate.wait(timeout: 30)
-            writer.respond(status: 200, text: "late")
-        }
+        holdRequests(at: "/hold", on: server) { arrived.fulfill() }
         let network = makeNetwork()
         let task = Task { try await network.response(for: Request<Data>.get(server.url("/hold"))) }
         await fulfillment(of: [arrived], timeout: 10)

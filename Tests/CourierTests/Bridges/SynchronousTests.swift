@@ -97,12 +97,7 @@ final class SynchronousTests: XCTestCase {
 
     func testTheWaitTimeoutCancelsTheRequest() throws {
         let server = try makeServer()
-        let gate = Gate()
-        addTeardownBlock { gate.open() }
-        server.route("/hold") { _, writer in
-            gate.wait(timeout: 30)
-            writer.respond(status: 200, text: "late")
-        }
+        holdRequests(at: "/hold", on: server)
         let network = makeNetwork(limit: 1)
         let result = network.scheduleSynchronously(Request<Data>.get(server.url("/hold")), timeout: 0.3)
         guard case .timedOut? = networkError(result) else { return XCTFail("expected timedOut") }

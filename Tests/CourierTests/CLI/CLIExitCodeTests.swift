@@ -19,12 +19,7 @@ final class CLIExitCodeTests: CLITestCase {
 
     func testTimeoutExits28() throws {
         let server = try makeServer()
-        let gate = Gate()
-        addTeardownBlock { gate.open() }   // runs before the server stops (teardown blocks run last-in first-out)
-        server.route("/never") { _, writer in
-            gate.wait(timeout: 30)
-            writer.respond(status: 200, text: "too late")
-        }
+        holdRequests(at: "/never", on: server, text: "too late")
         let started = Date()
         let result = try courier("--timeout", "0.5", server.url("/never").absoluteString)
         XCTAssertEqual(result.status, 28, result.stderrText)
@@ -51,12 +46,7 @@ final class CLIExitCodeTests: CLITestCase {
 
     func testSIGTERMCancelsAndExits130() throws {
         let server = try makeServer()
-        let gate = Gate()
-        addTeardownBlock { gate.open() }
-        server.route("/never") { _, writer in
-            gate.wait(timeout: 30)
-            writer.respond(status: 200, text: "too late")
-        }
+        holdRequests(at: "/never", on: server, text: "too late")
         let running = try start([server.url("/never").absoluteString])
         XCTAssertTrue(waitUntil { server.currentConcurrentRequests == 1 })
         running.terminate()

@@ -6,12 +6,7 @@ import XCTest
 final class CancellationTests: XCTestCase {
     func testCancelWhileTheServerHoldsTheHeaders() throws {
         let server = try makeServer()
-        let gate = Gate()
-        addTeardownBlock { gate.open() }
-        server.route("/hold") { _, writer in
-            gate.wait(timeout: 30)
-            writer.respond(status: 200, text: "too late")
-        }
+        holdRequests(at: "/hold", on: server, text: "too late")
         let network = makeNetwork()
         let done = expectation(description: "cancelled")
         let outcome = Box<Result<Data, any Error>>()
@@ -76,12 +71,7 @@ final class CancellationTests: XCTestCase {
 
     func testCancelledQueuedRequestNeverStarts() throws {
         let server = try makeServer().withStandardRoutes()
-        let gate = Gate()
-        addTeardownBlock { gate.open() }
-        server.route("/block") { _, writer in
-            gate.wait(timeout: 30)
-            writer.respond(status: 200, text: "ok")
-        }
+        let gate = holdRequests(at: "/block", on: server, text: "ok")
         server.route("/never") { _, writer in writer.respond(status: 200, text: "should not be asked") }
         let network = makeNetwork(limit: 1)
         let cancelled = expectation(description: "queued one cancelled")
@@ -122,12 +112,7 @@ final class CancellationTests: XCTestCase {
 
     func testCancelAllEndsRunningAndQueuedRequests() throws {
         let server = try makeServer()
-        let gate = Gate()
-        addTeardownBlock { gate.open() }
-        server.route("/hold") { _, writer in
-            gate.wait(timeout: 30)
-            writer.respond(status: 200, text: "late")
-        }
+        holdRequests(at: "/hold", on: server)
         let network = makeNetwork(limit: 2)
         let done = expectation(description: "all cancelled")
         done.expectedFulfillmentCount = 5
@@ -155,11 +140,7 @@ final class CancellationTests: XCTestCase {
                 writer.write(Data(repeating: 0x44, count: 1000))
             }
         }
-        server.route("/cut") { _, writer in
-            writer.writeHead(status: 200, headers: [("Content-Length", "5000")])
-            writer.write(Data(repeating: 0x45, count: 100))
-            writer.closeConnection()
-        }
+        server.routeCuttingBody("/cut", announcing: 5000, sending: 100)
         let paths = ["/hello", "/bytes?n=65536", "/status?code=500", "/drip", "/cut", "/post"]
         let callbacks = QueueMarker(DispatchQueue(label: "test.stress", attributes: .concurrent))
         let network = makeNetwork(limit: 6, callbackQueue: callbacks.queue)

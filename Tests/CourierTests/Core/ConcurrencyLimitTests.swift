@@ -4,19 +4,9 @@ import XCTest
 
 /// `maximumConcurrentRequests`, as the server sees it.
 final class ConcurrencyLimitTests: XCTestCase {
-    private func gatedServer(_ gate: Gate) throws -> TestServer {
-        let server = try makeServer()
-        addTeardownBlock { gate.open() }
-        server.route("/gated") { _, writer in
-            gate.wait(timeout: 30)
-            writer.respond(status: 200, text: "ok")
-        }
-        return server
-    }
-
     func testNeverMoreThanTheLimitInFlight() throws {
-        let gate = Gate()
-        let server = try gatedServer(gate)
+        let server = try makeServer()
+        let gate = holdRequests(at: "/gated", on: server, text: "ok")
         let network = makeNetwork(limit: 3)
         let done = expectation(description: "all")
         done.expectedFulfillmentCount = 12
@@ -32,12 +22,7 @@ final class ConcurrencyLimitTests: XCTestCase {
 
     func testQueuedRequestsStartInFIFOOrder() throws {
         let server = try makeServer()
-        let gate = Gate()
-        addTeardownBlock { gate.open() }
-        server.route("/first") { _, writer in
-            gate.wait(timeout: 30)
-            writer.respond(status: 200, text: "first")
-        }
+        let gate = holdRequests(at: "/first", on: server, text: "first")
         server.route("/n") { _, writer in writer.respond(status: 200, text: "n") }
         let network = makeNetwork(limit: 1)
         let done = expectation(description: "all")
@@ -53,8 +38,8 @@ final class ConcurrencyLimitTests: XCTestCase {
     }
 
     func testRaisingTheLimitStartsWaitingRequestsAndLoweringItHolds() throws {
-        let gate = Gate()
-        let server = try gatedServer(gate)
+        let server = try makeServer()
+        let gate = holdRequests(at: "/gated", on: server, text: "ok")
         let network = makeNetwork(limit: 1)
         let done = expectation(description: "all")
         done.expectedFulfillmentCount = 8

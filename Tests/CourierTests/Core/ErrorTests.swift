@@ -78,11 +78,7 @@ final class ErrorTests: XCTestCase {
 
     func testServerClosingMidBodyIsTransport() throws {
         let server = try makeServer()
-        server.route("/cut") { _, writer in
-            writer.writeHead(status: 200, headers: [("Content-Length", "100000")])
-            writer.write(Data(repeating: 0x41, count: 1000))
-            writer.closeConnection()
-        }
+        server.routeCuttingBody("/cut", announcing: 100000, sending: 1000)
         guard case let .transport(error)? = networkError(result(of: Request<Data>.get(server.url("/cut")), on: makeNetwork())) else {
             return XCTFail("expected transport")
         }
@@ -92,12 +88,7 @@ final class ErrorTests: XCTestCase {
 
     func testDeadlineIsEnforcedByCourier() throws {
         let server = try makeServer()
-        let gate = Gate()
-        addTeardownBlock { gate.open() }
-        server.route("/slow") { _, writer in
-            gate.wait(timeout: 30)
-            writer.respond(status: 200, text: "too late")
-        }
+        holdRequests(at: "/slow", on: server, text: "too late")
         let request = Request<Data>(url: server.url("/slow"), timeout: 0.5)
         let started = Date()
         guard case .timedOut? = networkError(result(of: request, on: makeNetwork())) else {

@@ -17,11 +17,7 @@ final class FaultSuiteTests: XCTestCase {
 
     func testServerClosingMidBodyIsTransportAfterEveryAttempt() throws {
         let server = try makeServer()
-        server.route("/cut") { _, writer in
-            writer.writeHead(status: 200, headers: [("Content-Length", "10000")])
-            writer.write(Data(repeating: 0x41, count: 100))
-            writer.closeConnection()
-        }
+        server.routeCuttingBody("/cut", announcing: 10000, sending: 100)
         let network = makeNetwork(retryPolicy: quickRetries)
         let done = expectation(description: "done")
         let task = network.schedule(Request<Data>.get(server.url("/cut"))) { result in
@@ -36,12 +32,7 @@ final class FaultSuiteTests: XCTestCase {
 
     func testSlowHeadersPastTheDeadlineTimeOut() throws {
         let server = try makeServer()
-        let gate = Gate()
-        addTeardownBlock { gate.open() }
-        server.route("/slow") { _, writer in
-            gate.wait(timeout: 30)
-            writer.respond(status: 200, text: "late")
-        }
+        holdRequests(at: "/slow", on: server)
         let request = Request<Data>(url: server.url("/slow"), timeout: 0.3)
         guard case .timedOut? = networkError(result(of: request, on: makeNetwork(retryPolicy: quickRetries))) else {
             return XCTFail("expected timedOut")
@@ -238,11 +229,7 @@ final class FaultSuiteTests: XCTestCase {
 
     func testWrongContentLengthIsTransport() throws {
         let server = try makeServer()
-        server.route("/short") { _, writer in
-            writer.writeHead(status: 200, headers: [("Content-Length", "500")])
-            writer.write(Data(repeating: 0x42, count: 200))
-            writer.closeConnection()
-        }
+        server.routeCuttingBody("/short", announcing: 500, sending: 200)
         guard case .transport? = networkError(result(of: Request<Data>.get(server.url("/short")), on: makeNetwork())) else {
             return XCTFail("expected transport")
         }

@@ -197,3 +197,33 @@ func assertMemoryGrowth(_ growth: Int, below limit: Int, _ what: String, file: S
     guard !isThreadSanitizerActive else { return }
     XCTAssertLessThan(growth, limit, "\(what): resident memory grew by \(growth >> 20) MB", file: file, line: line)
 }
+
+extension XCTestCase {
+    /// Registers a route that holds every request until the returned gate opens, then answers
+    /// `200 text`. The gate opens at teardown at the latest (before the server stops: teardown
+    /// blocks run last-in, first-out). `arrived` runs as each request comes in.
+    @discardableResult
+    func holdRequests(at path: String, on server: TestServer, text: String = "late",
+                      arrived: (@Sendable () -> Void)? = nil) -> Gate {
+        let gate = Gate()
+        addTeardownBlock { gate.open() }
+        server.route(path) { _, writer in
+            arrived?()
+            gate.wait(timeout: 30)
+            writer.respond(status: 200, text: text)
+        }
+        return gate
+    }
+}
+
+extension TestServer {
+    /// A route that announces `announcing` body bytes, sends `sending` of them and closes the
+    /// connection: a server dying mid-body.
+    func routeCuttingBody(_ path: String, announcing: Int, sending: Int) {
+        route(path) { _, writer in
+            writer.writeHead(status: 200, headers: [("Content-Length", String(announcing))])
+            writer.write(Data(repeating: 0x41, count: sending))
+            writer.closeConnection()
+        }
+    }
+}
