@@ -7,10 +7,13 @@ import FoundationNetworking
 /// queue and the registry of transfers. Every calling convention ends up in ``schedule(_:target:progress:completion:)``.
 ///
 /// Queues, and what runs on each:
-/// - `delegateQueue` (serial): every URLSession delegate callback. Only Courier's own
-///   bookkeeping runs here, never caller code, and never anything that blocks.
-/// - `requestQueue.startQueue` (serial): creating and resuming URLSession tasks, in FIFO order.
-/// - `workQueue` (concurrent): `validate` and `output(from:response:)` of finished requests.
+/// - `delegateQueue` (serial): every URLSession delegate callback, and the validation and
+///   decoding of small bodies. Nothing here may block or wait for URLSession.
+/// - the caller's thread (or the one that freed a slot): creating and resuming transport tasks
+///   when a slot is free, never on the delegate queue.
+/// - `requestQueue.startQueue` (serial): starts asked for on the delegate queue, and heavy ones.
+/// - `workQueue` (concurrent): `validate` and `output(from:response:)` of large bodies (small
+///   ones are processed on the delegate queue), and the interceptors.
 /// - `timerQueue` (serial): deadline timers.
 /// - a global queue: `URLSessionTask.cancel()`, which blocks on Linux.
 /// - the caller's callback queue: progress and completion handlers of the callback API.
@@ -24,6 +27,8 @@ final class NetworkCore: @unchecked Sendable {
 
     /// Marks Courier's internal serial queues, where a blocking call could never finish.
     static let internalQueueKey = DispatchSpecificKey<String>()
+    /// Marks the delegate queue, which must never wait for URLSession's own thread.
+    static let delegateQueueKey = DispatchSpecificKey<Bool>()
 
     private let isShuttingDown = Locked(false)
     private let transferIDs = Locked<UInt64>(0)
@@ -103,6 +108,7 @@ final class NetworkCore: @unchecked Sendable {
         timerQueue = DispatchQueue(label: "courier.timers", qos: .userInitiated)
         workQueue = DispatchQueue(label: "courier.work", qos: .userInitiated, attributes: .concurrent)
         delegateQueue.setSpecific(key: Self.internalQueueKey, value: "the session's delegate queue")
+        delegateQueue.setSpecific(key: Self.delegateQueueKey, value: true)
         startQueue.setSpecific(key: Self.internalQueueKey, value: "Courier's start queue")
         timerQueue.setSpecific(key: Self.internalQueueKey, value: "Courier's timer queue")
         requestQueue = RequestQueue(limit: maximumConcurrentRequests, startQueue: startQueue)
@@ -124,12 +130,25 @@ final class NetworkCore: @unchecked Sendable {
         return NetworkTask(transfer)
     }
 
-    /// Cancels a URLSession task on a background queue: on Linux `cancel()` blocks its caller
-    /// (milliseconds to seconds) and must never run on the caller's thread or under a lock.
+    /// Cancels a transport task in the background, a moment after its transfer ended.
+    ///
+    /// Never on the caller's thread or under a lock: on Linux `URLSessionTask.cancel()` blocks its
+    /// caller (milliseconds to seconds). And not at once: FoundationNetworking traps ("task not in
+    /// the registry") when its cancel races the task's own end, which it reports on another
+    /// thread. A task that ends within ``cancelDelay`` (any short response) is then never
+    /// cancelled at all, which closes that window for everything but transfers that happen to
+    /// end exactly as the delayed cancel lands. The caller is not kept waiting: its completion
+    /// was delivered already, and bytes arriving meanwhile are dropped unread.
     func cancelInBackground(_ task: any TransportTask) {
         let task = UncheckedSendable(task)  // URLSessionTask is thread-safe; not annotated on Linux.
-        DispatchQueue.global(qos: .utility).async { task.value.cancel() }
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.cancelDelay) {
+            guard !task.value.hasCompleted else { return }
+            task.value.cancel()
+        }
     }
+
+    /// How long after a transfer ends early its transport task is cancelled; see ``cancelInBackground(_:)``.
+    static let cancelDelay: TimeInterval = 0.025
 
     /// Bookkeeping once a transfer has ended: frees its slot and, if the Network is gone and
     /// this was the last transfer, invalidates the session.
@@ -159,8 +178,10 @@ final class NetworkCore: @unchecked Sendable {
     }
 
     private func invalidateSession() {
-        // On the start queue, after any start already queued there: creating a task on an
-        // invalidated session is a crash, not an error.
+        // Creating a task on an invalidated session is a crash, not an error. No start can be
+        // under way here (a starting transfer is live, and nobody can schedule a new one on a
+        // released Network); going through the start queue also puts this after any start
+        // already queued there.
         let transport = self.transport
         requestQueue.startQueue.async { transport.invalidate() }
     }

@@ -85,6 +85,8 @@ final class StubTask: TransportTask, @unchecked Sendable {
         }
     }
 
+    var hasCompleted: Bool { false }
+
     /// Like URLSession's, a cancel is confirmed by a completion (which frees a draining slot).
     func cancel() {
         transport.delegateQueue.async { [self] in transport.registry.taskDidComplete(self) }

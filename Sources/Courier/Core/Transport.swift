@@ -19,9 +19,13 @@ protocol Transport: Sendable {
 protocol TransportTask: AnyObject {
     func resume()
     func cancel()
+    /// Whether the task has ended by itself already (then it needs no cancel).
+    var hasCompleted: Bool { get }
 }
 
-extension URLSessionTask: TransportTask {}
+extension URLSessionTask: TransportTask {
+    var hasCompleted: Bool { state == .completed || state == .canceling }
+}
 
 extension URLSession: Transport {
     func makeDataTask(with request: URLRequest) -> any TransportTask {
