@@ -37,6 +37,11 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
         super.init(core: core, request: request, target: target, reportsProgress: progress != nil)
     }
 
+    override var startsOffThread: Bool {
+        if case .multipart? = request.body { return true }
+        return false
+    }
+
     override func makeSessionTask(in transport: any Transport, for urlRequest: URLRequest) throws -> any TransportTask {
         switch request.body {
         case let .file(url)?:
@@ -118,21 +123,31 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
             attemptFailed(.transport(URLError(.badServerResponse)), response: nil)
             return
         }
-        // Validation and decoding are the caller's code and may be slow: keep them off the
-        // delegate queue, which every transfer of this Network shares.
-        core.workQueue.async { [self] in
-            do {
-                try request.validate(received)
-            } catch let error as NetworkError {
-                attemptFailed(error, response: received)
-                return
-            } catch {
-                // An error of the request's own making: final, and passed on as it is.
-                finish(.failure(error))
-                return
-            }
-            finish(Self.output(of: received, for: request))
+        // Validation and decoding are the caller's code: for a small body they take microseconds
+        // and run right here (a hop to another thread would cost more); a large body is handled
+        // on the work queue, so that decoding it never holds up other transfers' callbacks.
+        if received.body.count <= Self.inlineProcessingLimit {
+            process(received)
+        } else {
+            core.workQueue.async { [self] in process(received) }
         }
+    }
+
+    /// Bodies up to this size are validated and decoded on the delegate queue.
+    private static var inlineProcessingLimit: Int { 64 << 10 }
+
+    private func process(_ received: HTTPResponse) {
+        do {
+            try request.validate(received)
+        } catch let error as NetworkError {
+            attemptFailed(error, response: received)
+            return
+        } catch {
+            // An error of the request's own making: final, and passed on as it is.
+            finish(.failure(error))
+            return
+        }
+        finish(Self.output(of: received, for: request))
     }
 
     override func deliverFailure(_ error: NetworkError) {

@@ -3,8 +3,12 @@ import Dispatch
 /// Enforces ``Network/maximumConcurrentRequests``: hands out slots in FIFO order and starts the
 /// transfers that get one.
 ///
-/// Starts run on one serial queue. That keeps FIFO order exact, and keeps URLSession's task
-/// creation and `resume()` (both of which can block briefly on Linux) off the callers' threads.
+/// A transfer that gets a slot at once starts right there, on the thread that asked (the caller
+/// of `schedule`, or the one that freed the slot): every thread hop costs a wake-up, which is
+/// most of a small request's overhead. Two kinds of start go through the serial start queue
+/// instead: those asked for on the session's delegate queue (which must never wait for
+/// URLSession's own thread, as task creation may: see BoundedDelegateQueue), and those whose
+/// preparation is heavy (a multipart body written to disk).
 final class RequestQueue: @unchecked Sendable {
     private struct State {
         var limit: Int
@@ -43,10 +47,15 @@ final class RequestQueue: @unchecked Sendable {
 
     /// Takes as many waiting transfers as there are free slots and starts them, oldest first.
     private func pump() {
+        let onDelegateQueue = DispatchQueue.getSpecific(key: NetworkCore.delegateQueueKey) != nil
         while let next = takeNext() {
-            startQueue.async {
-                // A transfer cancelled while it waited declines to start; its slot goes back.
-                if !next.start() { self.release() }
+            if onDelegateQueue || next.startsOffThread {
+                startQueue.async {
+                    // A transfer cancelled while it waited declines to start; its slot goes back.
+                    if !next.start() { self.release() }
+                }
+            } else if !next.start() {
+                state.withLock { $0.active -= 1 }
             }
         }
     }

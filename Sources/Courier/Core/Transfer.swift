@@ -90,7 +90,12 @@ class Transfer: @unchecked Sendable {
 
     // MARK: - Subclass hooks
 
-    /// Creates the transport task (not yet resumed) for one attempt. Runs on the start queue.
+    /// Whether preparing a task is heavy enough (e.g. writing a file) to keep it off the
+    /// scheduling thread. Default: no.
+    var startsOffThread: Bool { false }
+
+    /// Creates the transport task (not yet resumed) for one attempt: on the thread that started
+    /// the attempt, or on the start queue.
     func makeSessionTask(in transport: any Transport, for request: URLRequest) throws -> any TransportTask {
         fatalError("subclass must override")
     }
@@ -216,7 +221,7 @@ class Transfer: @unchecked Sendable {
     }
 
     /// Starts an attempt in the slot the queue just gave it. Returns `false` (and the slot goes
-    /// back) when the transfer ended while it waited. Runs on the start queue.
+    /// back) when the transfer ended while it waited. Never runs on the delegate queue.
     func start() -> Bool {
         let claimedSlot = state.withLock { state -> Bool in
             guard case .queued = state.phase else { return false }
@@ -246,7 +251,8 @@ class Transfer: @unchecked Sendable {
         }
     }
 
-    /// Creates, registers and resumes the transport task; on the start queue, in phase `.starting`.
+    /// Creates, registers and resumes the transport task, in phase `.starting` (never on the
+    /// delegate queue).
     private func launchSessionTask() {
         guard let request = state.withLock({ $0.attemptRequest }) else { return }
         let task: any TransportTask

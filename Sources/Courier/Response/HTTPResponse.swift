@@ -35,13 +35,13 @@ public struct HTTPResponse: Sendable, Hashable {
 extension HTTPResponse {
     /// Builds the value from what URLSession delivered.
     init(_ response: HTTPURLResponse, body: Data) {
-        var fields: [(name: String, value: String)] = []
-        for (key, value) in response.allHeaderFields {
-            fields.append((name: String(describing: key), value: String(describing: value)))
-        }
         // URLSession hands headers over as an unordered dictionary; sort by name so the value
-        // is deterministic (equal responses compare equal, logs are stable).
-        fields.sort { $0.name.lowercased() < $1.name.lowercased() }
+        // is deterministic (equal responses compare equal, logs are stable). Keys are lowered
+        // once each, not once per comparison.
+        let fields = response.allHeaderFields
+            .map { (key: String(describing: $0.key).lowercased(), name: String(describing: $0.key), value: String(describing: $0.value)) }
+            .sorted { $0.key < $1.key }
+            .map { (name: $0.name, value: $0.value) }
         self.init(statusCode: response.statusCode, headers: HTTPHeaders(fields), url: response.url, body: body)
     }
 }
