@@ -64,15 +64,20 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
         super.init(core: core, request: request, target: target, reportsProgress: progress != nil)
     }
 
-    /// On the start queue: checks the destination, and asks for the rest of a partial file left
-    /// by an earlier attempt when its sidecar says it came from this URL.
+    /// Checks the destination, and asks for the rest of a partial file left by an earlier attempt
+    /// when its sidecar says it came from this request's URL.
     override func makeSessionTask(in transport: any Transport, for attemptRequest: URLRequest) throws -> any TransportTask {
         var urlRequest = attemptRequest
         try files.checkDestination(options: options)
         var offset: Int64 = 0
-        if options.contains(.noResume) || startOverRequested {
+        // A start-over is asked for once (after a refused range); later attempts resume again.
+        let startOver = startOverFlag.withLock { flag in
+            defer { flag = false }
+            return flag
+        }
+        if options.contains(.noResume) || startOver {
             files.removeResumeState()
-        } else if let record = files.loadRecord(), record.url == urlRequest.url?.absoluteString,
+        } else if let record = files.loadRecord(), record.url == recordedURL,
                   let size = files.partialSize(), size > 0 {
             urlRequest.setValue("bytes=\(size)-", forHTTPHeaderField: "Range")
             urlRequest.setValue(record.validator, forHTTPHeaderField: "If-Range")
@@ -85,9 +90,12 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
         return transport.makeDataTask(with: urlRequest)
     }
 
-    /// Set (on the delegate queue) before a restart, read on the start queue.
+    /// Set (on the delegate queue) before a restart from byte 0, read when the next task is made.
     private let startOverFlag = Locked(false)
-    private var startOverRequested: Bool { startOverFlag.withLock { $0 } }
+
+    /// The URL a sidecar records and is matched against: the request's own (with the Network's
+    /// defaults), not the one an interceptor or a redirect made of it, which may change every time.
+    private var recordedURL: String? { try? baseRequest.get().url?.absoluteString }
 
     override func didReceive(response: URLResponse) {
         guard let http = response as? HTTPURLResponse else { return }
@@ -196,8 +204,7 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
             expectedTotal = total
             // Resumable only with a validator: without one, "the rest" might belong to another file.
             let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
-            // The URL asked for, not the one redirected to: the next attempt asks for the same.
-            if offset == 0, let validator, let url = try? baseRequest.get().url?.absoluteString {
+            if offset == 0, let validator, let url = recordedURL {
                 try files.saveRecord(.init(url: url, validator: validator, bytes: 0))
             }
             canResume = offset > 0 || validator != nil

@@ -1,5 +1,8 @@
 import Courier
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import XCTest
 
 /// Downloads to disk: atomic results, cancel-and-resume, clean-up, and typed errors.
@@ -105,6 +108,31 @@ final class DownloadTests: XCTestCase {
         XCTAssertEqual(fileNames(in: folder), ["big.bin"])
         XCTAssertEqual(server.receivedRequests.last?.header("Range"), "bytes=\(previous)-")
         XCTAssertEqual(resumedFrom.value, previous, "progress counts from the resumed offset")
+    }
+
+    func testResumesWhenAnInterceptorChangesTheURLEveryTime() throws {
+        struct Signer: RequestInterceptor {
+            func adapt(_ request: URLRequest, context: RequestContext,
+                       completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+                var signed = request
+                signed.url = URL(string: request.url!.absoluteString + "?sig=\(UUID().uuidString)")
+                let result = signed
+                completion(.success(result))
+            }
+        }
+        let server = try makeServer()
+        let content = randomBytes(1_000_000, seed: 31)
+        serve(Resource(content, etag: "\"s\""), at: "/signed", on: server, bytesPerSecond: 4_000_000)
+        let folder = try makeTemporaryDirectory()
+        let destination = folder.appendingPathComponent("signed.bin")
+        let network = makeNetwork()
+        network.interceptors = [Signer()]
+        guard case .cancelled? = networkError(downloadAndCancel(server.url("/signed"), to: destination, after: 200_000, on: network)) else {
+            return XCTFail("expected cancelled")
+        }
+        XCTAssertNoThrow(try network.downloadSynchronously(Request<Data>.get(server.url("/signed")), to: destination, timeout: 30).get())
+        XCTAssertEqual(try Data(contentsOf: destination), content)
+        XCTAssertNotNil(server.receivedRequests.last?.header("Range"), "the second call resumed")
     }
 
     func testAChangedFileStartsOverCleanly() throws {
