@@ -44,7 +44,10 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
     /// backlog would pile up in memory).
     private static var writeBlockSize: Int { 1 << 20 }
 
-    // Confined to the delegate queue.
+    /// Guards the partial file's state below: written by the delegate callbacks, and closed by an
+    /// early end from whichever thread ended the transfer (not through the delegate queue, where
+    /// the close would wait behind up to 256 queued chunks).
+    private let fileLock = NSLock()
     private var sink: Sink = .waiting
     private var buffer = Data()
     /// Bytes of the body so far, written or still in `buffer`.
@@ -98,6 +101,8 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
     private var recordedURL: String? { try? baseRequest.get().url?.absoluteString }
 
     override func didReceive(response: URLResponse) {
+        fileLock.lock()
+        defer { fileLock.unlock() }
         guard let http = response as? HTTPURLResponse else { return }
         let head = HTTPResponse(http, body: Data())
         let context = self.context
@@ -129,6 +134,8 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
     }
 
     override func didReceive(data: Data) {
+        fileLock.lock()
+        defer { fileLock.unlock() }
         switch sink {
         case let .file(handle):
             buffer.append(data)
@@ -152,6 +159,8 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
     }
 
     override func didComplete(error: (any Error)?) {
+        fileLock.lock()
+        defer { fileLock.unlock() }
         if case .restart = sink, error == nil {
             sink = .waiting
             startOverFlag.withLock { $0 = true }
@@ -175,17 +184,19 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
         }
     }
 
-    /// Ended early (cancel, deadline, disk error, or a failure before any task): the partial
-    /// file is closed on the delegate queue, where it is written, before the completion runs,
-    /// so a caller who immediately downloads again finds a consistent partial file and sidecar.
+    /// Ended early (cancel, deadline, disk error, or a failure before any task): the partial file
+    /// is flushed and closed, and its sidecar updated, before the completion runs, so a caller who
+    /// downloads again at once finds a consistent partial file. Off the caller's thread (the flush
+    /// may write a megabyte), and not through the delegate queue (it would wait behind the chunks
+    /// queued there).
     override func deliverFailure(_ error: NetworkError) {
-        core.delegateQueue.async { [self] in
-            closePartial()
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            fileLock.withLock { closePartial() }
             deliver(.failure(request.convertError(error, response: nil)))
         }
     }
 
-    // MARK: - Files (delegate queue)
+    // MARK: - Files (with `fileLock` held)
 
     private func openPartial(appendingAt offset: Int64, total: Int64?, response: HTTPURLResponse) {
         do {
