@@ -15,8 +15,9 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
     /// caller chose; never concurrently with itself.
     private let completion: UncheckedSendable<Completion>
     private let progress: ProgressReporter?
-    /// The temporary file a multipart body is written into, deleted when the transfer ends.
-    private let uploadFile = TemporaryUploadFile()
+    /// The temporary file a multipart body is written into, deleted when the transfer ends
+    /// (made only for multipart bodies: it costs allocations on every request otherwise).
+    private let uploadFile: TemporaryUploadFile?
     private let sizeLimit: Int64
 
     // Confined to the session's delegate queue; reset for every attempt.
@@ -33,6 +34,7 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
         self.request = request
         self.completion = UncheckedSendable(completion)
         self.progress = progress.map(ProgressReporter.init)
+        if case .multipart? = request.body { uploadFile = TemporaryUploadFile() } else { uploadFile = nil }
         self.sizeLimit = core.maximumResponseSize.withLock { $0 }
         super.init(core: core, request: request, target: target, reportsProgress: progress != nil)
     }
@@ -50,6 +52,7 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
             }
             return transport.makeUploadTask(with: urlRequest, fromFile: url)
         case let .multipart(form)?:
+            guard let uploadFile else { preconditionFailure("init makes the upload file for every multipart body") }
             return transport.makeUploadTask(with: urlRequest, fromFile: try uploadFile.write(form))
         default:
             return transport.makeDataTask(with: urlRequest)
@@ -57,7 +60,7 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
     }
 
     override func didEnd() {
-        uploadFile.remove()
+        uploadFile?.remove()
     }
 
     override func didReceive(response: URLResponse) {

@@ -33,15 +33,19 @@ public struct HTTPResponse: Sendable, Hashable {
 }
 
 extension HTTPResponse {
+    private static func precedesIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
+        func folded(_ byte: UInt8) -> UInt8 { (65...90).contains(byte) ? byte + 32 : byte }
+        return lhs.utf8.lexicographicallyPrecedes(rhs.utf8) { folded($0) < folded($1) }
+    }
+
     /// Builds the value from what URLSession delivered.
     init(_ response: HTTPURLResponse, body: Data) {
         // URLSession hands headers over as an unordered dictionary; sort by name so the value
-        // is deterministic (equal responses compare equal, logs are stable). Keys are lowered
-        // once each, not once per comparison.
-        let fields = response.allHeaderFields
-            .map { (key: String(describing: $0.key).lowercased(), name: String(describing: $0.key), value: String(describing: $0.value)) }
-            .sorted { $0.key < $1.key }
-            .map { (name: $0.name, value: $0.value) }
+        // is deterministic (equal responses compare equal, logs are stable). Names are ASCII
+        // tokens: compared byte by byte without case, with no lowered copies.
+        let fields = response.allHeaderFields.map { key, value in
+            (name: key.base as? String ?? String(describing: key), value: value as? String ?? String(describing: value))
+        }.sorted { Self.precedesIgnoringASCIICase($0.name, $1.name) }
         self.init(statusCode: response.statusCode, headers: HTTPHeaders(fields), url: response.url, body: body)
     }
 }
