@@ -1,0 +1,63 @@
+import Foundation
+
+/// Clocks and resource usage of this process.
+///
+/// Every case runs in its own process, so `getrusage(RUSAGE_SELF)` gives honest CPU seconds
+/// (user + system, all threads: URLSession's and libcurl's included) and an honest peak RSS.
+enum Measurement {
+    /// Monotonic nanoseconds (`CLOCK_MONOTONIC`): never jumps with the wall clock.
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// User + system CPU seconds used by the whole process so far.
+    static func cpuSeconds() -> Double {
+        let usage = resourceUsage()
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
+    /// The process's peak resident set size in bytes (Linux reports `ru_maxrss` in KiB).
+    static func peakRSSBytes() -> Int {
+        Int(resourceUsage().ru_maxrss) * 1024
+    }
+
+    /// Context switches of the whole process so far (voluntary + involuntary). Each hand-off
+    /// between threads that finds the next thread asleep costs at least one.
+    static func contextSwitches() -> Int {
+        let usage = resourceUsage()
+        return Int(usage.ru_nvcsw) + Int(usage.ru_nivcsw)
+    }
+
+    private static func resourceUsage() -> rusage {
+        var usage = rusage()
+        #if os(Linux)
+        // Glibc imports RUSAGE_SELF as an enum case while getrusage takes its raw Int32.
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return usage
+    }
+
+    private static func seconds(_ time: timeval) -> Double {
+        Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000
+    }
+}
+
+/// Wall time and CPU time of one timed region.
+struct Stopwatch {
+    private let startWall = Measurement.now()
+    private let startCPU = Measurement.cpuSeconds()
+    private let startSwitches = Measurement.contextSwitches()
+
+    /// Seconds of wall time since the stopwatch was made.
+    var elapsedSeconds: Double { Double(Measurement.now() - startWall) / 1e9 }
+
+    /// CPU seconds the process used since the stopwatch was made.
+    var cpuSeconds: Double { Measurement.cpuSeconds() - startCPU }
+
+    /// Context switches the process made since the stopwatch was made.
+    var contextSwitches: Int { Measurement.contextSwitches() - startSwitches }
+}

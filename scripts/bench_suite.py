@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""Runs Courier's benchmark cases against the nginx that scripts/bench started, then writes the report.
+
+Each measurement is its own process (the Benchmarks executable, or curl), so CPU seconds and
+peak RSS are that measurement's alone. Cases are run in rounds: every round runs every client
+of every case once, the clients' order rotating from round to round, so that slow drift of the
+machine (thermal, page cache, other tenants) hits every client alike.
+
+Called by scripts/bench; not meant to be run by hand (it needs the server and files set up).
+"""
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+
+import bench_profile
+import bench_report
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--mode", choices=["full", "smoke"], required=True)
+    parser.add_argument("--runs", type=int, required=True)
+    parser.add_argument("--bin", required=True, help="the Benchmarks executable")
+    parser.add_argument("--shim", default="", help="malloc-count.so, or empty")
+    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--small", required=True)
+    parser.add_argument("--small-bytes", type=int, required=True)
+    parser.add_argument("--large", required=True)
+    parser.add_argument("--large-bytes", type=int, required=True)
+    parser.add_argument("--work", required=True, help="scratch folder, removed by scripts/bench")
+    parser.add_argument("--output", required=True, help="the Markdown report to write")
+    parser.add_argument("--results", required=True, help="raw results as JSON, for reference")
+    parser.add_argument("--profile", choices=["0", "1", "auto"], default="auto")
+    return parser.parse_args()
+
+
+class Case:
+    """One client of one benchmark group, and every run of it."""
+
+    def __init__(self, group, client, label, command=None, curl=None, alloc_command=None):
+        self.group = group
+        self.client = client
+        self.label = label
+        self.command = command
+        self.curl = curl  # (url, destination) when the client is curl itself
+        self.alloc_command = alloc_command  # overhead: the same case again under the malloc shim
+        self.runs = []
+        self.failures = []
+
+    @property
+    def key(self):
+        return f"{self.group}/{self.client}"
+
+
+def plan(args):
+    """The groups of cases, in the order a round runs them."""
+    bench, base, work = args.bin, args.base_url, args.work
+    smoke = args.mode == "smoke"
+    small_url = f"{base}/{args.small}"
+    large_url = f"{base}/{args.large}"
+    out = os.path.join(work, "out")
+    count = 50 if smoke else 5000
+    cancel_at = (2 << 20) if smoke else (100 << 20)
+    overhead_count = 2000 if smoke else 50_000
+    labels = {
+        "urlsession": "URLSession (completion handler)",
+        "urlsession-again": "URLSession (completion handler), again: A/A",
+        "urlsession-delegate": "URLSession (session delegate, reference)",
+        "callback": "Courier callback",
+        "blocking": "Courier blocking",
+        "async": "Courier async",
+    }
+    groups = []
+    for concurrency in (1, 32):
+        # "urlsession-again" runs the baseline a second time in every round: the spread between
+        # two identical clients is the resolution of the comparison (the A/A ratio in the report).
+        groups.append([
+            Case(f"small-{concurrency}", client, labels[client],
+                 [bench, "small", "--client", client.replace("-again", ""), "--url", small_url, "--count", str(count),
+                  "--concurrency", str(concurrency), "--expect-bytes", str(args.small_bytes)])
+            for client in ("urlsession", "urlsession-delegate", "callback", "blocking", "async", "urlsession-again")])
+    download = []
+    for client, label in (("curl", "curl -o"), ("urlsession", "URLSession.downloadTask (delegate)"),
+                          ("urlsession-data", "URLSession data task → file (reference)"),
+                          ("courier", "Courier download")):
+        destination = os.path.join(out, f"download-{client}.bin")
+        if client == "curl":
+            download.append(Case("download", client, label, curl=(large_url, destination)))
+        else:
+            download.append(Case("download", client, label,
+                                 [bench, "download", "--client", client, "--url", large_url, "--to", destination,
+                                  "--warmup-url", small_url, "--expect-bytes", str(args.large_bytes)]))
+    groups.append(download)
+    groups.append([
+        Case("cancel", client, label,
+             [bench, "cancel", "--client", client, "--url", large_url, "--at-bytes", str(cancel_at),
+              "--warmup-url", small_url, "--to", os.path.join(out, f"cancel-{client}.bin")])
+        for client, label in (("urlsession", "URLSession data task (delegate)"),
+                              ("courier", "Courier schedule (body in memory)"),
+                              ("courier-download", "Courier download (body to a file, partial kept)"))])
+    overhead = []
+    for style in ("callback", "blocking", "async"):
+        for concurrency in (1, 64):
+            command = [bench, "overhead", "--client", style, "--count", str(overhead_count),
+                       "--concurrency", str(concurrency)]
+            # Counting allocations costs an atomic add per malloc: time without the shim, count with it.
+            overhead.append(Case("overhead", f"{style}-{concurrency}",
+                                 f"{labels[style]}, {'sequential' if concurrency == 1 else f'{concurrency} in flight'}",
+                                 command, alloc_command=command if args.shim else None))
+    # The floor: what one thread hand-off and back costs on this machine, with no Courier at all.
+    overhead.append(Case("overhead", "round-trip", "reference: `DispatchQueue.async` + semaphore back, no Courier",
+                         [bench, "overhead", "--client", "round-trip", "--count", str(overhead_count)]))
+    groups.append(overhead)
+    return groups
+
+
+def cpu_busy_fraction(interval=0.25):
+    """How busy all CPUs were over `interval` seconds (0–1), from /proc/stat; None off Linux."""
+    def sample():
+        with open("/proc/stat") as stat:
+            fields = [int(value) for value in stat.readline().split()[1:]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+        return sum(fields), idle
+    try:
+        total_before, idle_before = sample()
+        time.sleep(interval)
+        total_after, idle_after = sample()
+    except (OSError, ValueError, IndexError):
+        return None
+    elapsed = total_after - total_before
+    return 1 - (idle_after - idle_before) / elapsed if elapsed > 0 else None
+
+
+def wait_until_quiet(limit, threshold=0.15):
+    """Waits (at most `limit` seconds) until other work leaves the CPUs mostly idle, so that a
+    measurement does not start while a compiler or test suite is running beside it. Returns how
+    busy the machine was when the measurement started."""
+    deadline = time.monotonic() + limit
+    while True:
+        busy = cpu_busy_fraction()
+        if busy is None or busy <= threshold or time.monotonic() >= deadline:
+            return busy
+        time.sleep(1)
+
+
+def run_benchmark(command, timeout, env=None):
+    """Runs one Benchmarks process and returns its JSON line (a dict); raises on failure."""
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
+    lines = [line for line in completed.stdout.splitlines() if line.startswith("{")]
+    if completed.returncode != 0 or not lines:
+        detail = (completed.stderr or completed.stdout).strip().splitlines()[-3:]
+        raise RuntimeError(f"exit {completed.returncode}: {' / '.join(detail) or 'no output'}")
+    return json.loads(lines[-1])
+
+
+def run_curl(url, destination, expected_bytes, timeout):
+    """Times `curl -o` itself: wall clock around it, and its own rusage from wait4."""
+    start = time.monotonic()
+    process = subprocess.Popen(["curl", "-sS", "-f", "-o", destination, url], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    deadline = start + timeout
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError("curl timed out")
+        time.sleep(0.001)
+    seconds = time.monotonic() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    error = process.stderr.read().decode().strip()
+    try:
+        size = os.path.getsize(destination)
+    except OSError:
+        size = -1
+    finally:
+        if os.path.exists(destination):
+            os.remove(destination)
+    if process.returncode != 0 or size != expected_bytes:
+        raise RuntimeError(f"curl exit {process.returncode}, {size} bytes: {error}")
+    return {
+        "case": "download", "client": "curl", "bytes": size, "seconds": seconds,
+        "mb_per_second": size / seconds / 1e6, "cpu_seconds": usage.ru_utime + usage.ru_stime,
+        "maxrss_bytes": usage.ru_maxrss * 1024,  # KiB on Linux
+    }
+
+
+def run_case(case, args, timeout):
+    if case.curl:
+        return run_curl(*case.curl, args.large_bytes, timeout)
+    result = run_benchmark(case.command, timeout)
+    if case.alloc_command:
+        counted = run_benchmark(case.alloc_command, timeout, env={**os.environ, "LD_PRELOAD": args.shim})
+        result["allocations_per_request"] = counted.get("allocations_per_request")
+    return result
+
+
+def summary(case, result):
+    """A few words for the progress log."""
+    for key, unit in (("requests_per_second", "req/s"), ("mb_per_second", "MB/s"),
+                      ("completion_ms", "ms to completion"), ("ns_per_request", "ns/request")):
+        if key in result and result[key] is not None:
+            return f"{result[key]:,.1f} {unit}"
+    return ""
+
+
+def command_output(command):
+    try:
+        completed = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        return (completed.stdout + completed.stderr).strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return "unavailable"
+
+
+def describe_machine():
+    cpu_model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.lower().startswith(("model name", "hardware", "cpu model")):
+                    cpu_model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    memory = "unknown"
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemTotal:"):
+                    memory = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+                    break
+    except OSError:
+        pass
+    distro = platform.platform()
+    try:
+        with open("/etc/os-release") as release:
+            for line in release:
+                if line.startswith("PRETTY_NAME="):
+                    distro = line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return {
+        "cpus": os.cpu_count(), "cpu_model": cpu_model, "memory": memory,
+        "kernel": platform.release(), "arch": platform.machine(), "distro": distro,
+    }
+
+
+def describe_toolchain():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    revision = command_output(["git", "-C", root, "rev-parse", "--short", "HEAD"])
+    # Only the library's own files say whether the measured code is the commit's.
+    changed = command_output(["git", "-C", root, "status", "--porcelain", "--", "Sources/Courier", "Package.swift"])
+    return {
+        "courier": f"{revision}" + (" + uncommitted library changes" if changed and changed != "unavailable" else ""),
+        "swift": command_output(["swift", "--version"]).splitlines()[0],
+        "curl": command_output(["curl", "--version"]).splitlines()[0],
+        "nginx": command_output(["nginx", "-v"]).splitlines()[0],
+        "python": platform.python_version(),
+    }
+
+
+def main():
+    args = parse_arguments()
+    groups = plan(args)
+    smoke = args.mode == "smoke"
+    timeout = 120 if smoke else 600
+    started = time.monotonic()
+    # The figures are only as good as the machine is quiet: say how busy it was.
+    load_before = "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+    for round_index in range(args.runs):
+        for group in groups:
+            shift = round_index % len(group)
+            for case in group[shift:] + group[:shift]:
+                busy = wait_until_quiet(0 if smoke else 30)
+                try:
+                    result = run_case(case, args, timeout)
+                    result["busy_before"] = busy
+                    case.runs.append(result)
+                    noisy = f" (machine {busy:.0%} busy before)" if busy is not None and busy > 0.15 else ""
+                    print(f"[{round_index + 1}/{args.runs}] {case.key}: {summary(case, result)}{noisy}", file=sys.stderr)
+                except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError) as error:
+                    case.failures.append(str(error))
+                    print(f"[{round_index + 1}/{args.runs}] {case.key}: FAILED {error}", file=sys.stderr)
+    cases = [case for group in groups for case in group]
+
+    profile = None
+    want_profile = args.profile == "1" or (args.profile == "auto" and not smoke)
+    if want_profile:
+        if shutil.which("valgrind"):
+            print("profiling the overhead case with callgrind", file=sys.stderr)
+            profile = bench_profile.profile_overhead(args.bin, args.work, count=300 if smoke else 10_000)
+        else:
+            print("valgrind not found: no profile", file=sys.stderr)
+
+    results = {
+        "mode": args.mode, "runs": args.runs, "seconds": time.monotonic() - started,
+        "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": {**describe_machine(), "load_before": load_before,
+                    "load_after": "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())},
+        "toolchain": describe_toolchain(),
+        "settings": {"small_bytes": args.small_bytes, "large_bytes": args.large_bytes,
+                     "small_requests": 50 if smoke else 5000, "cancel_at": (2 << 20) if smoke else (100 << 20),
+                     "overhead_requests": 2000 if smoke else 50_000, "shim": bool(args.shim)},
+        "cases": [{"key": case.key, "group": case.group, "client": case.client, "label": case.label,
+                   "runs": case.runs, "failures": case.failures} for case in cases],
+        "profile": profile,
+    }
+    os.makedirs(os.path.dirname(args.results), exist_ok=True)
+    with open(args.results, "w") as file:
+        json.dump(results, file, indent=1)
+    with open(args.output, "w") as file:
+        file.write(bench_report.render(results))
+    failed = [case.key for case in cases if case.failures or not case.runs]
+    print(f"wrote {args.output} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
+    if failed:
+        print(f"FAILED: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
