@@ -11,9 +11,20 @@ final class CLIDownloadTests: CLITestCase {
     func testInterruptKeepsThePartialFileAndTheSameCommandResumesByteIdentical() throws {
         let server = try makeServer()
         let content = randomBytes(4_000_000, seed: 11)
-        // Paced so that the interrupt surely lands mid-transfer: about 2 s for the whole file.
-        let pace = Box<Int>(2_000_000)
-        try serveFile(content, at: "/big.bin", on: server, pace: pace)
+        // The first request gets 1.5 MB, then the rest waits on a gate until the interrupted
+        // process has exited: the interrupt lands mid-transfer however slow the machine (or the
+        // sanitizer) is. Later requests are served normally, with Range support.
+        let midway = Gate()
+        addTeardownBlock { midway.open() }
+        let requests = Box<Int>(0)
+        server.route("/big.bin") { request, writer in
+            requests.mutate { $0! += 1 }
+            guard requests.value == 1 else { return writer.serve(content, etag: "\"v1\"", request: request) }
+            writer.writeHead(status: 200, headers: [("Content-Length", "\(content.count)"), ("ETag", "\"v1\""), ("Accept-Ranges", "bytes")])
+            writer.write(content.prefix(1_500_000))
+            midway.wait(timeout: 60)
+            writer.write(content.dropFirst(1_500_000))
+        }
         let folder = try makeTemporaryDirectory()
         let destination = folder.appendingPathComponent("big.bin")
         let arguments = ["download", server.url("/big.bin").absoluteString]
@@ -32,7 +43,7 @@ final class CLIDownloadTests: CLITestCase {
         XCTAssertGreaterThanOrEqual(kept, 1_000_000)
         XCTAssertLessThan(kept, content.count, "the interrupt must land mid-transfer")
 
-        pace.value = nil
+        midway.open()
         let resumed = try courier(arguments[0], arguments[1], in: folder)
         XCTAssertEqual(resumed.status, 0, resumed.stderrText)
         XCTAssertEqual(try Data(contentsOf: destination), content)
