@@ -31,10 +31,7 @@ struct RequestCommand {
             case let .success(response):
                 try printer.printResponse(response, includeHead: plan.includeHeaders, includeBody: includeBody)
             case let .failure(NetworkError.httpStatus(response)):
-                if plan.settings.fail, response.statusCode >= 400 {
-                    printer.printResponseToStderr(response, includeHead: plan.includeHeaders, includeBody: includeBody)
-                    throw Failure(NetworkError.httpStatus(response), url: plan.url, timeout: plan.settings.timeout)
-                }
+                try failIfAsked(response, printer: printer, includeHead: plan.includeHeaders, includeBody: includeBody)
                 // Without --fail an error page is a page like any other, as in curl.
                 try printer.printResponse(response, includeHead: plan.includeHeaders, includeBody: includeBody)
             case let .failure(error):
@@ -68,10 +65,7 @@ struct RequestCommand {
             case .success:
                 break
             case let .failure(NetworkError.httpStatus(response)):
-                if plan.settings.fail, response.statusCode >= 400 {
-                    BodyPrinter(console: console).printResponseToStderr(response, includeHead: false, includeBody: true)
-                    throw Failure(NetworkError.httpStatus(response), url: plan.url, timeout: plan.settings.timeout)
-                }
+                try failIfAsked(response, printer: BodyPrinter(console: console), includeHead: false, includeBody: true)
                 // Without --fail the error page is saved, as curl does; the library keeps it out of
                 // the `.partial` file, so it is written here.
                 do {
@@ -87,6 +81,14 @@ struct RequestCommand {
             return error.exitCode
         }
         return .ok
+    }
+
+    /// With `--fail`, an HTTP error status prints the response to stderr and ends the command
+    /// (exit 22); without it, the caller goes on to treat the error page as output.
+    private func failIfAsked(_ response: HTTPResponse, printer: BodyPrinter, includeHead: Bool, includeBody: Bool) throws(Failure) {
+        guard plan.settings.fail, response.statusCode >= 400 else { return }
+        printer.printResponseToStderr(response, includeHead: includeHead, includeBody: includeBody)
+        throw Failure(NetworkError.httpStatus(response), url: plan.url, timeout: plan.settings.timeout)
     }
 
     private func request<Output: Sendable>(

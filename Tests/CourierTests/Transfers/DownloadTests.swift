@@ -34,6 +34,22 @@ final class DownloadTests: XCTestCase {
         }
     }
 
+    /// Serves `content` resumably, except that the first request gets only `after` bytes before
+    /// the connection drops.
+    private func routeDroppingTheFirstAttempt(_ path: String, on server: TestServer, content: Data, after cut: Int) {
+        let attempts = Box<Int>(0)
+        server.route(path) { request, writer in
+            attempts.mutate { $0! += 1 }
+            if attempts.value == 1 {
+                writer.writeHead(status: 200, headers: [("Content-Length", "\(content.count)"), ("ETag", "\"flaky\"")])
+                writer.write(content.prefix(cut))
+                writer.closeConnection()
+            } else {
+                writer.serve(content, etag: "\"flaky\"", request: request)
+            }
+        }
+    }
+
     /// Starts a download and cancels it from its progress handler once `threshold` bytes are in.
     private func downloadAndCancel(_ url: URL, to destination: URL, after threshold: Int64, on network: Network) -> Result<URL, any Error>? {
         let done = expectation(description: "cancelled download")
@@ -174,17 +190,7 @@ final class DownloadTests: XCTestCase {
     func testDroppedConnectionKeepsBytesAndTheNextCallCompletesTheFile() throws {
         let server = try makeServer()
         let content = randomBytes(600_000, seed: 5)
-        let attempts = Box<Int>(0)
-        server.route("/flaky") { request, writer in
-            attempts.mutate { $0! += 1 }
-            if attempts.value == 1 {
-                writer.writeHead(status: 200, headers: [("Content-Length", "\(content.count)"), ("ETag", "\"f\"")])
-                writer.write(content.prefix(250_000))
-                writer.closeConnection()
-            } else {
-                writer.serve(content, etag: "\"f\"", request: request)
-            }
-        }
+        routeDroppingTheFirstAttempt("/flaky", on: server, content: content, after: 250_000)
         let folder = try makeTemporaryDirectory()
         let destination = folder.appendingPathComponent("flaky.bin")
         let network = makeNetwork()
@@ -200,17 +206,7 @@ final class DownloadTests: XCTestCase {
     func testWithRetriesADroppedConnectionResumesOnItsOwn() throws {
         let server = try makeServer()
         let content = randomBytes(400_000, seed: 6)
-        let attempts = Box<Int>(0)
-        server.route("/flaky") { request, writer in
-            attempts.mutate { $0! += 1 }
-            if attempts.value == 1 {
-                writer.writeHead(status: 200, headers: [("Content-Length", "\(content.count)"), ("ETag", "\"g\"")])
-                writer.write(content.prefix(150_000))
-                writer.closeConnection()
-            } else {
-                writer.serve(content, etag: "\"g\"", request: request)
-            }
-        }
+        routeDroppingTheFirstAttempt("/flaky", on: server, content: content, after: 150_000)
         let folder = try makeTemporaryDirectory()
         let destination = folder.appendingPathComponent("auto.bin")
         let network = makeNetwork(retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01))
