@@ -153,17 +153,13 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
         finish(Self.output(of: received, for: request))
     }
 
-    override func deliverFailure(_ error: NetworkError) {
-        deliver(.failure(request.convertError(error, response: nil)))
+    override func deliverFailure(_ error: NetworkError, response: HTTPResponse?) {
+        deliver(.failure(request.convertError(error, response: response)))
     }
 
     /// An attempt failed: retry if allowed, else end with the error (passed through `convertError`).
     private func attemptFailed(_ error: NetworkError, response: HTTPResponse?) {
-        retryOrGiveUp(after: error, response: response) { [self] in
-            guard claimEnd(as: .taskCompleted) else { return }
-            notifyFailure(error)
-            deliver(.failure(request.convertError(error, response: response)))
-        }
+        retryOrGiveUp(after: error, response: response) { [self] in fail(error, response: response) }
     }
 
     private func finish(_ result: Result<Request.Output, any Error>) {

@@ -100,8 +100,9 @@ class Transfer: @unchecked Sendable {
         fatalError("subclass must override")
     }
 
-    /// Delivers a failure to the caller; called at most once, after a successful claim.
-    func deliverFailure(_ error: NetworkError) {
+    /// Delivers a failure to the caller (through the request's `convertError`, with the response
+    /// the failed attempt got, if any); called at most once, after a successful claim.
+    func deliverFailure(_ error: NetworkError, response: HTTPResponse?) {
         fatalError("subclass must override")
     }
 
@@ -324,14 +325,15 @@ class Transfer: @unchecked Sendable {
     func end(with error: NetworkError) {
         guard claimEnd(as: .aborted(error)) else { return }
         notifyFailure(error)
-        deliverFailure(error)
+        deliverFailure(error, response: nil)
     }
 
-    /// Ends the transfer with `error` once its transport task is over (or was never made).
-    func fail(_ error: NetworkError) {
+    /// Ends the transfer with `error` once its transport task is over (or was never made);
+    /// `response` is what the last attempt got, if anything.
+    func fail(_ error: NetworkError, response: HTTPResponse? = nil) {
         guard claimEnd(as: .taskCompleted) else { return }
         notifyFailure(error)
-        deliverFailure(error)
+        deliverFailure(error, response: response)
     }
 
     /// Tells the observers that the transfer failed for good.

@@ -178,21 +178,19 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
         let failure = attemptError(error)
         closePartial()
         retryOrGiveUp(after: failure.error, response: failure.response) { [self] in
-            guard claimEnd(as: .taskCompleted) else { return }
-            notifyFailure(failure.error)
-            deliver(.failure(request.convertError(failure.error, response: failure.response)))
+            fail(failure.error, response: failure.response)
         }
     }
 
-    /// Ended early (cancel, deadline, disk error, or a failure before any task): the partial file
-    /// is flushed and closed, and its sidecar updated, before the completion runs, so a caller who
+    /// Ended (cancel, deadline, disk error, a failed last attempt): the partial file, if still
+    /// open, is flushed and closed, and its sidecar updated, before the completion runs, so a caller who
     /// downloads again at once finds a consistent partial file. Off the caller's thread (the flush
     /// may write a megabyte), and not through the delegate queue (it would wait behind the chunks
     /// queued there).
-    override func deliverFailure(_ error: NetworkError) {
+    override func deliverFailure(_ error: NetworkError, response: HTTPResponse?) {
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             fileLock.withLock { closePartial() }
-            deliver(.failure(request.convertError(error, response: nil)))
+            deliver(.failure(request.convertError(error, response: response)))
         }
     }
 
