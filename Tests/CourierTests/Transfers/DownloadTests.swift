@@ -71,13 +71,16 @@ final class DownloadTests: XCTestCase {
         serve(Resource(content, etag: "\"v1\""), at: "/file", on: server)
         let folder = try makeTemporaryDirectory()
         let destination = folder.appendingPathComponent("file.bin")
-        let network = makeNetwork()
+        let callbacks = QueueMarker(DispatchQueue(label: "test.download", attributes: .concurrent))
+        let network = makeNetwork(callbackQueue: callbacks.queue)
 
         let done = expectation(description: "download")
         let progress = Box<[TransferProgress]>([])
         network.download(Request<Data>.get(server.url("/file")), to: destination) { event in
+            XCTAssertTrue(callbacks.isCurrent, "progress runs on the callback queue")
             progress.mutate { $0?.append(event) }
         } completion: { result in
+            XCTAssertTrue(callbacks.isCurrent, "the completion runs on the callback queue")
             XCTAssertEqual(try? result.get(), destination.standardizedFileURL)
             done.fulfill()
         }
