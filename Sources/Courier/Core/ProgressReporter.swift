@@ -2,24 +2,37 @@ import Dispatch
 
 /// Turns delegate byte counts into throttled, ordered progress events for one transfer.
 ///
-/// Counting happens on the session's delegate queue (the only caller of ``update(_:force:)``),
-/// so per-chunk work is a subtraction and a clock read: a slow delegate makes URLSession queue
-/// chunks in memory, and on Linux nothing pushes back. Events are handed to the transfer's serial
-/// handler queue, which keeps them in order and puts the completion after the last one.
+/// Counting happens on the session's delegate queue, so per-chunk work is a comparison, a clock
+/// read and an uncontended lock. Events are handed to the transfer's serial handler queue, which
+/// keeps them in order and puts the completion after the last one.
+///
+/// Throttling keeps the leading edge (the first bytes show at once) *and* the trailing edge: an
+/// event dropped because it came too soon is sent when the interval ends, unless a newer one
+/// went out first. Without that, a transfer that stalls (a slow server, a paused peer) would
+/// show a stale count for as long as the stall lasts.
 final class ProgressReporter: @unchecked Sendable {
     /// At most one event per interval per direction: 20 a second.
     static let interval: UInt64 = 50_000_000
 
     private let handler: UncheckedSendable<(TransferProgress) -> Void>
 
-    /// What was last sent for one direction; confined to the delegate queue.
-    private struct Last {
+    /// One direction's throttle.
+    private struct Throttle {
+        /// When the last event went out, and what it said (-1: nothing yet).
         var time: UInt64 = 0
         var bytes: Int64 = -1
+        /// The newest event held back by the interval, sent when it ends.
+        var held: TransferProgress?
+        var flushScheduled = false
     }
 
-    private var lastUpload = Last()
-    private var lastDownload = Last()
+    private struct State {
+        var upload = Throttle()
+        var download = Throttle()
+    }
+
+    // A lock rather than queue confinement because the trailing edge is sent from a timer.
+    private let state = Locked(State())
 
     // Confined to the handler queue (a serial queue): set when the completion runs, after
     // which no event may reach the caller.
@@ -30,15 +43,49 @@ final class ProgressReporter: @unchecked Sendable {
     }
 
     /// Offers an event; it goes out if the interval has passed since the last one, or if
-    /// `force` is set (the final event) and it says something new.
+    /// `force` is set (the final event) and it says something new. Otherwise it is held and
+    /// goes out when the interval ends, unless a newer event replaces it.
     func update(_ progress: TransferProgress, force: Bool = false, via transfer: Transfer) {
-        var last = progress.direction == .upload ? lastUpload : lastDownload
-        // Nothing new: dropping it also keeps the events monotonic.
-        guard progress.completedBytes > last.bytes else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        if !force, last.bytes >= 0, now &- last.time < Self.interval { return }
-        last = Last(time: now, bytes: progress.completedBytes)
-        if progress.direction == .upload { lastUpload = last } else { lastDownload = last }
+        let flushAt: UInt64? = state.withLock { state in
+            var throttle = progress.direction == .upload ? state.upload : state.download
+            defer { if progress.direction == .upload { state.upload = throttle } else { state.download = throttle } }
+            // Nothing new: dropping it also keeps the events monotonic.
+            guard progress.completedBytes > throttle.bytes else { return nil }
+            let now = DispatchTime.now().uptimeNanoseconds
+            if !force, throttle.bytes >= 0, now &- throttle.time < Self.interval {
+                throttle.held = progress
+                guard !throttle.flushScheduled else { return nil }
+                throttle.flushScheduled = true
+                return throttle.time + Self.interval
+            }
+            send(progress, now: now, throttle: &throttle, via: transfer)
+            return nil
+        }
+        if let flushAt {
+            DispatchQueue.global().asyncAfter(deadline: DispatchTime(uptimeNanoseconds: flushAt)) { [self] in
+                flush(progress.direction, via: transfer)
+            }
+        }
+    }
+
+    /// Sends the event held back during the interval that just ended, if nothing newer went out.
+    private func flush(_ direction: TransferProgress.Direction, via transfer: Transfer) {
+        state.withLock { state in
+            var throttle = direction == .upload ? state.upload : state.download
+            defer { if direction == .upload { state.upload = throttle } else { state.download = throttle } }
+            throttle.flushScheduled = false
+            guard let held = throttle.held, held.completedBytes > throttle.bytes else { return }
+            send(held, now: DispatchTime.now().uptimeNanoseconds, throttle: &throttle, via: transfer)
+        }
+    }
+
+    /// Records `progress` as sent and queues it for the caller. Called under the lock, so events
+    /// reach the serial handler queue in the order they were decided; that queue exists whenever
+    /// a reporter does, so nothing of the caller's runs under the lock.
+    private func send(_ progress: TransferProgress, now: UInt64, throttle: inout Throttle, via transfer: Transfer) {
+        throttle.time = now
+        throttle.bytes = progress.completedBytes
+        throttle.held = nil
         transfer.onHandlerQueue { [self] in
             // Bytes that arrive after a cancel are dropped, and nothing follows the completion.
             guard !completionDelivered, !transfer.wasCancelled else { return }

@@ -43,6 +43,32 @@ final class ProgressTests: XCTestCase {
         XCTAssertLessThan(seen.count, 40)
     }
 
+    func testAStalledTransferShowsEveryByteItHasReceived() throws {
+        let server = try makeServer()
+        let resume = Gate()
+        addTeardownBlock { resume.open() }
+        server.route("/stall") { _, writer in
+            writer.writeHead(status: 200, headers: [("Content-Length", "100000")])
+            // Ten quick writes: all but the first fall inside one throttle interval.
+            for _ in 0..<10 { writer.write(Data(repeating: 0x53, count: 4_000)) }
+            resume.wait(timeout: 30)
+            writer.write(Data(repeating: 0x53, count: 60_000))
+        }
+        let stalledAtTheEnd = expectation(description: "the held-back count arrives during the stall")
+        stalledAtTheEnd.assertForOverFulfill = false
+        let done = expectation(description: "completion")
+        makeNetwork().schedule(Request<Data>.get(server.url("/stall"))) { progress in
+            if progress.completedBytes == 40_000 { stalledAtTheEnd.fulfill() }
+        } completion: { result in
+            XCTAssertEqual((try? result.get())?.count, 100_000)
+            done.fulfill()
+        }
+        // While the server waits, the throttle's trailing edge must still report all 40,000 bytes.
+        wait(for: [stalledAtTheEnd], timeout: 20)
+        resume.open()
+        wait(for: [done], timeout: 20)
+    }
+
     func testUnknownLengthHasNoFractionButStillEnds() throws {
         let server = try makeServer()
         server.route("/chunked") { _, writer in
