@@ -110,8 +110,15 @@ final class ResponseWriter: @unchecked Sendable {
 
     /// Serves `data` as a static resource honouring Range (`bytes=N-`, `bytes=N-M`, `bytes=-N`)
     /// and If-Range; see `serveRanged`.
-    func serve(_ data: Data, etag: String, contentType: String = "application/octet-stream", request: ServerRequest) {
-        serveRanged(length: data.count, etag: etag, contentType: contentType, request: request, bytesPerSecond: nil) { offset, count in
+    ///
+    /// With `stop`, the body stops at that offset of the whole resource (if this response
+    /// reaches it): `stop.wait` is called, and the response then ends unfinished. A client
+    /// told to cancel at that offset then leaves exactly that many bytes, however slow the
+    /// machine is, where pacing the server by the clock would let a slow client overshoot.
+    func serve(_ data: Data, etag: String, contentType: String = "application/octet-stream", request: ServerRequest,
+               stop: (offset: Int, wait: () -> Void)? = nil) {
+        serveRanged(length: data.count, etag: etag, contentType: contentType, request: request, bytesPerSecond: nil,
+                    stop: stop) { offset, count in
             let start = data.startIndex + offset
             return data.subdata(in: start..<(start + count))
         }
@@ -139,7 +146,8 @@ final class ResponseWriter: @unchecked Sendable {
     /// 200. A start at or beyond the end gives 416 with `Content-Range: bytes */<len>`. Multiple
     /// ranges and malformed Range headers are ignored (full 200), as RFC 9110 allows.
     private func serveRanged(length: Int, etag: String, contentType: String, request: ServerRequest,
-                             bytesPerSecond: Int?, read: (_ offset: Int, _ count: Int) -> Data?) {
+                             bytesPerSecond: Int?, stop: (offset: Int, wait: () -> Void)? = nil,
+                             read: (_ offset: Int, _ count: Int) -> Data?) {
         var status = 200
         var range = 0..<length
         var fields: [(String, String)] = [
@@ -184,9 +192,17 @@ final class ResponseWriter: @unchecked Sendable {
         let chunk = bytesPerSecond.map { max(1, min(Self.chunkSize, $0 / 20)) } ?? Self.chunkSize
         let started = DispatchTime.now().uptimeNanoseconds
         var offset = range.lowerBound
+        // A stop this response does not pass through is ignored.
+        let stopOffset = stop.map(\.offset).flatMap { $0 > range.lowerBound && $0 < range.upperBound ? $0 : nil }
+        let limit = stopOffset ?? range.upperBound
         while offset < range.upperBound {
             if peerHasGone || isClosing { return }
-            let count = min(chunk, range.upperBound - offset)
+            if offset == limit, let stop {
+                stop.wait()
+                closeConnection()
+                return
+            }
+            let count = min(chunk, limit - offset)
             guard let data = read(offset, count) else {
                 closeConnection()   // cannot complete the promised body; a short body + close is honest
                 return

@@ -20,17 +20,17 @@ final class DownloadTests: XCTestCase {
         func replace(with content: Data, etag: String) { lock.withLock { self.content = content; self.tag = etag } }
     }
 
-    private func serve(_ resource: Resource, at path: String, on server: TestServer, bytesPerSecond: Int? = nil) {
+    /// Serves `resource` resumably. The n-th request's body stops at `stops[n]` (an offset in the
+    /// whole resource) and hangs there until the test ends; requests past the list run to the end.
+    private func serve(_ resource: Resource, at path: String, on server: TestServer, stoppingAt stops: [Int] = []) {
+        let pending = Box<[Int]>(stops)
+        let release = Gate()
+        addTeardownBlock { release.open() }
         server.route(path) { request, writer in
             let (content, etag) = resource.current
-            if let bytesPerSecond {
-                let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-serve-\(UUID().uuidString)")
-                try content.write(to: file)
-                defer { try? FileManager.default.removeItem(at: file) }
-                writer.serveFile(at: file, etag: etag, request: request, bytesPerSecond: bytesPerSecond)
-            } else {
-                writer.serve(content, etag: etag, request: request)
-            }
+            var stop: Int?
+            pending.mutate { if $0?.isEmpty == false { stop = $0?.removeFirst() } }
+            writer.serve(content, etag: etag, request: request, stop: stop.map { ($0, { release.wait(timeout: 30) }) })
         }
     }
 
@@ -96,19 +96,21 @@ final class DownloadTests: XCTestCase {
     func testCancelKeepsThePartialFileAndEachCallResumes() throws {
         let server = try makeServer()
         let content = randomBytes(2_000_000, seed: 7)
-        serve(Resource(content, etag: "\"abc\""), at: "/slow", on: server, bytesPerSecond: 4_000_000)
+        // Each of the first three responses stops at the next threshold, where the client cancels.
+        let thresholds = [300_000, 800_000, 1_400_000]
+        serve(Resource(content, etag: "\"abc\""), at: "/slow", on: server, stoppingAt: thresholds)
         let folder = try makeTemporaryDirectory()
         let destination = folder.appendingPathComponent("big.bin")
         let network = makeNetwork()
 
         var previous: Int64 = 0
-        for threshold in [Int64(300_000), 800_000, 1_400_000] {
-            guard case .cancelled? = networkError(downloadAndCancel(server.url("/slow"), to: destination, after: threshold, on: network)) else {
+        for threshold in thresholds {
+            guard case .cancelled? = networkError(downloadAndCancel(server.url("/slow"), to: destination, after: Int64(threshold), on: network)) else {
                 return XCTFail("expected cancelled")
             }
             XCTAssertEqual(fileNames(in: folder), ["big.bin.partial", "big.bin.partial.json"])
             let partial = try Data(contentsOf: folder.appendingPathComponent("big.bin.partial"))
-            XCTAssertGreaterThan(Int64(partial.count), previous, "each attempt adds to the last")
+            XCTAssertEqual(partial.count, threshold, "every byte received before the cancel is kept")
             XCTAssertEqual(partial, content.prefix(partial.count), "the partial file is a prefix of the source")
             previous = Int64(partial.count)
         }
@@ -141,7 +143,7 @@ final class DownloadTests: XCTestCase {
         }
         let server = try makeServer()
         let content = randomBytes(1_000_000, seed: 31)
-        serve(Resource(content, etag: "\"s\""), at: "/signed", on: server, bytesPerSecond: 4_000_000)
+        serve(Resource(content, etag: "\"s\""), at: "/signed", on: server, stoppingAt: [200_000])
         let folder = try makeTemporaryDirectory()
         let destination = folder.appendingPathComponent("signed.bin")
         let network = makeNetwork()
@@ -157,12 +159,14 @@ final class DownloadTests: XCTestCase {
     func testAChangedFileStartsOverCleanly() throws {
         let server = try makeServer()
         let resource = Resource(randomBytes(1_000_000, seed: 1), etag: "\"old\"")
-        serve(resource, at: "/changing", on: server, bytesPerSecond: 4_000_000)
+        serve(resource, at: "/changing", on: server, stoppingAt: [200_000])
         let folder = try makeTemporaryDirectory()
         let destination = folder.appendingPathComponent("doc.bin")
         let network = makeNetwork()
-        _ = downloadAndCancel(server.url("/changing"), to: destination, after: 200_000, on: network)
-        XCTAssertNotNil(FileManager.default.contents(atPath: destination.path + ".partial"))
+        guard case .cancelled? = networkError(downloadAndCancel(server.url("/changing"), to: destination, after: 200_000, on: network)) else {
+            return XCTFail("expected cancelled")
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: destination.path + ".partial")?.count, 200_000)
 
         let replacement = randomBytes(700_000, seed: 2)
         resource.replace(with: replacement, etag: "\"new\"")
@@ -329,7 +333,7 @@ final class DownloadTests: XCTestCase {
     func testAsyncDownloadAndTaskCancellationKeepsPartial() async throws {
         let server = try makeServer()
         let content = randomBytes(2_000_000, seed: 17)
-        serve(Resource(content, etag: "\"as\""), at: "/async", on: server, bytesPerSecond: 2_000_000)
+        serve(Resource(content, etag: "\"as\""), at: "/async", on: server, stoppingAt: [500_000])
         let folder = try makeTemporaryDirectory()
         let destination = folder.appendingPathComponent("async.bin")
         let network = makeNetwork()
@@ -337,7 +341,7 @@ final class DownloadTests: XCTestCase {
         halfway.assertForOverFulfill = false
         let task = Task {
             try await network.download(Request<Data>.get(server.url("/async")), to: destination) { progress in
-                if progress.completedBytes > 200_000 { halfway.fulfill() }
+                if progress.completedBytes == 500_000 { halfway.fulfill() }
             }
         }
         await fulfillment(of: [halfway], timeout: 20)
@@ -347,6 +351,7 @@ final class DownloadTests: XCTestCase {
             XCTFail("expected CancellationError")
         } catch is CancellationError {}
         XCTAssertEqual(fileNames(in: folder), ["async.bin.partial", "async.bin.partial.json"])
+        XCTAssertEqual(FileManager.default.contents(atPath: destination.path + ".partial")?.count, 500_000)
         let url = try await network.download(Request<Data>.get(server.url("/async")), to: destination)
         XCTAssertEqual(try Data(contentsOf: url), content)
     }
