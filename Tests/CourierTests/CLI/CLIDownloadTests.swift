@@ -56,10 +56,15 @@ final class CLIDownloadTests: CLITestCase {
 
     func testParallelDownloadsRespectMaxConcurrent() throws {
         let server = try makeServer()
-        // Paced (about 0.25 s each) so that transfers overlap whenever they are allowed to.
+        // Each response waits until two requests are in at once: with the limit kept, the files
+        // go in pairs; a third request in flight would show in maxConcurrentRequests.
+        let pairs = Rendezvous(size: 2)
         let contents = (0..<4).map { randomBytes(500_000, seed: UInt64(20 + $0)) }
         for (index, content) in contents.enumerated() {
-            try serveFile(content, at: "/file\(index).bin", on: server, pace: Box(2_000_000))
+            server.route("/file\(index).bin") { request, writer in
+                pairs.arrive()
+                writer.serve(content, etag: "\"\(index)\"", request: request)
+            }
         }
         let folder = try makeTemporaryDirectory()
         let urls = contents.indices.map { server.url("/file\($0).bin").absoluteString }

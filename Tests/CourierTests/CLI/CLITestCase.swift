@@ -116,13 +116,11 @@ class CLITestCase: XCTestCase {
         return url
     }
 
-    /// Serves `content` at `path` with Range/If-Range support, optionally paced (bytes per
-    /// second, read at each request so a test can change it between runs).
-    func serveFile(_ content: Data, at path: String, on server: TestServer, etag: String = "\"v1\"",
-                   pace: Box<Int>? = nil) throws {
+    /// Serves `content` at `path` with Range/If-Range support.
+    func serveFile(_ content: Data, at path: String, on server: TestServer, etag: String = "\"v1\"") throws {
         let file = try makeFile(named: "served.bin", content: content)
         server.route(path) { request, writer in
-            writer.serveFile(at: file, etag: etag, request: request, bytesPerSecond: pace?.value)
+            writer.serveFile(at: file, etag: etag, request: request)
         }
     }
 

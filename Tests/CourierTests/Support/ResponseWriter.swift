@@ -117,24 +117,22 @@ final class ResponseWriter: @unchecked Sendable {
     /// machine is, where pacing the server by the clock would let a slow client overshoot.
     func serve(_ data: Data, etag: String, contentType: String = "application/octet-stream", request: ServerRequest,
                stop: (offset: Int, wait: () -> Void)? = nil) {
-        serveRanged(length: data.count, etag: etag, contentType: contentType, request: request, bytesPerSecond: nil,
-                    stop: stop) { offset, count in
+        serveRanged(length: data.count, etag: etag, contentType: contentType, request: request, stop: stop) { offset, count in
             let start = data.startIndex + offset
             return data.subdata(in: start..<(start + count))
         }
     }
 
     /// Like `serve`, streaming from a file so multi-hundred-MB bodies never sit in memory.
-    /// `bytesPerSecond` paces the chunk writes (nil = full speed). A missing file gives 404.
-    func serveFile(at url: URL, etag: String, request: ServerRequest, bytesPerSecond: Int? = nil,
-                   contentType: String = "application/octet-stream") {
+    /// A missing file gives 404.
+    func serveFile(at url: URL, etag: String, request: ServerRequest, contentType: String = "application/octet-stream") {
         guard let handle = try? FileHandle(forReadingFrom: url),
               let size = try? handle.seekToEnd() else {
             respond(status: 404, text: "no such file: \(url.path)")
             return
         }
         defer { try? handle.close() }
-        serveRanged(length: Int(size), etag: etag, contentType: contentType, request: request, bytesPerSecond: bytesPerSecond) { offset, count in
+        serveRanged(length: Int(size), etag: etag, contentType: contentType, request: request) { offset, count in
             guard (try? handle.seek(toOffset: UInt64(offset))) != nil,
                   let chunk = try? handle.read(upToCount: count), chunk.count == count else { return nil }
             return chunk
@@ -146,7 +144,7 @@ final class ResponseWriter: @unchecked Sendable {
     /// 200. A start at or beyond the end gives 416 with `Content-Range: bytes */<len>`. Multiple
     /// ranges and malformed Range headers are ignored (full 200), as RFC 9110 allows.
     private func serveRanged(length: Int, etag: String, contentType: String, request: ServerRequest,
-                             bytesPerSecond: Int?, stop: (offset: Int, wait: () -> Void)? = nil,
+                             stop: (offset: Int, wait: () -> Void)? = nil,
                              read: (_ offset: Int, _ count: Int) -> Data?) {
         var status = 200
         var range = 0..<length
@@ -187,10 +185,6 @@ final class ResponseWriter: @unchecked Sendable {
         writeHead(status: status, headers: fields)
         if request.isHead { return }
 
-        // Pacing: small chunks (1/20 s worth) so a throttled stream is smooth, sleeping whenever
-        // we are ahead of schedule.
-        let chunk = bytesPerSecond.map { max(1, min(Self.chunkSize, $0 / 20)) } ?? Self.chunkSize
-        let started = DispatchTime.now().uptimeNanoseconds
         var offset = range.lowerBound
         // A stop this response does not pass through is ignored.
         let stopOffset = stop.map(\.offset).flatMap { $0 > range.lowerBound && $0 < range.upperBound ? $0 : nil }
@@ -202,18 +196,13 @@ final class ResponseWriter: @unchecked Sendable {
                 closeConnection()
                 return
             }
-            let count = min(chunk, limit - offset)
+            let count = min(Self.chunkSize, limit - offset)
             guard let data = read(offset, count) else {
                 closeConnection()   // cannot complete the promised body; a short body + close is honest
                 return
             }
             write(data)
             offset += count
-            if let bps = bytesPerSecond, bps > 0 {
-                let due = Double(offset - range.lowerBound) / Double(bps)
-                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-                if due > elapsed { Thread.sleep(forTimeInterval: due - elapsed) }
-            }
         }
     }
 

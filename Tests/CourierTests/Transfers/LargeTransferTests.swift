@@ -44,7 +44,7 @@ final class LargeTransferTests: XCTestCase {
         let folder = try makeTemporaryDirectory()
         let source = try makeLargeFile(in: folder)
         let server = try makeServer()
-        server.route("/large") { request, writer in writer.serveFile(at: source, etag: "\"large\"", request: request, bytesPerSecond: nil) }
+        server.route("/large") { request, writer in writer.serveFile(at: source, etag: "\"large\"", request: request) }
         let destination = folder.appendingPathComponent("copy.bin")
         let network = makeNetwork()
 
@@ -66,7 +66,7 @@ final class LargeTransferTests: XCTestCase {
         let server = try makeServer()
         let serverFinished = Gate()
         server.route("/large") { request, writer in
-            writer.serveFile(at: source, etag: "\"large\"", request: request, bytesPerSecond: nil)
+            writer.serveFile(at: source, etag: "\"large\"", request: request)
             serverFinished.open()
         }
         let destination = folder.appendingPathComponent("copy.bin")
