@@ -90,12 +90,10 @@ final class ErrorTests: XCTestCase {
         let server = try makeServer()
         holdRequests(at: "/slow", on: server, text: "too late")
         let request = Request<Data>(url: server.url("/slow"), timeout: 0.5)
-        let started = Date()
+        // The server answers only when the test ends, so only the deadline can end the request.
         guard case .timedOut? = networkError(result(of: request, on: makeNetwork())) else {
             return XCTFail("expected timedOut")
         }
-        // Not a timing assertion on performance: only that the deadline, not the server, ended it.
-        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
     }
 
     func testDeadlineCoversASlowDripBody() throws {
