@@ -292,15 +292,20 @@ final class FaultSuiteTests: XCTestCase {
     func testCancelDuringBackoffEndsAtOnce() throws {
         let server = try makeServer()
         let firstAnswered = expectation(description: "first attempt answered")
+        // Retry-After fixes the wait at 60 s (a jittered backoff could draw a delay shorter
+        // than the time the test takes to cancel).
         server.route("/busy") { _, writer in
-            writer.respond(status: 503, text: "busy")
+            writer.respond(status: 503, headers: ["Retry-After": "60"], text: "busy")
             firstAnswered.fulfill()
         }
-        let network = makeNetwork(retryPolicy: RetryPolicy(maxAttempts: 5, baseDelay: 60, maximumDelay: 60))
+        let network = makeNetwork(retryPolicy: RetryPolicy(maxAttempts: 5))
         let retrying = expectation(description: "backing off")
         struct Recorder: NetworkObserver {
             let retrying: XCTestExpectation
-            func didRetry(after error: NetworkError, delay: TimeInterval, context: RequestContext) { retrying.fulfill() }
+            func didRetry(after error: NetworkError, delay: TimeInterval, context: RequestContext) {
+                XCTAssertEqual(delay, 60)
+                retrying.fulfill()
+            }
         }
         network.observers = [Recorder(retrying: retrying)]
         let done = expectation(description: "cancelled")
