@@ -130,4 +130,20 @@ public final class Network: Sendable {
     public func cancelAll() {
         core.cancelAll()
     }
+
+    /// Cancels every request of this network, running or queued, and refuses new ones from now
+    /// on: a request scheduled after `close()` (in any calling convention) completes at once
+    /// with ``NetworkError/cancelled`` and never reaches the network. Cannot be undone.
+    ///
+    /// Use it to shut down, say when a command-line tool gets Ctrl-C while other threads may
+    /// still be about to start transfers: ``cancelAll()`` ends only what exists at that moment.
+    /// Downloads cancelled this way keep their `.partial` file, as with any cancel.
+    public func close() {
+        core.close()
+    }
+
+    /// Whether ``close()`` has been called. Thread-safe.
+    public var isClosed: Bool {
+        core.registry.isClosed
+    }
 }

@@ -125,8 +125,11 @@ final class NetworkCore: @unchecked Sendable {
 
     /// Registers a transfer and sets its first attempt going.
     func submit(_ transfer: Transfer) -> NetworkTask {
-        registry.add(transfer)
-        transfer.submit()
+        if registry.add(transfer) {
+            transfer.submit()
+        } else {
+            transfer.cancel()   // the network is closed: the usual cancelled completion, at once
+        }
         return NetworkTask(transfer)
     }
 
@@ -161,6 +164,12 @@ final class NetworkCore: @unchecked Sendable {
 
     func cancelAll() {
         for transfer in registry.liveTransfers {
+            transfer.cancel()
+        }
+    }
+
+    func close() {
+        for transfer in registry.close() {
             transfer.cancel()
         }
     }

@@ -10,7 +10,8 @@ import FoundationNetworking
 public enum NetworkError: Error, Sendable {
     /// The request's URL could not be built; the associated value says what was wrong.
     case invalidURL(String)
-    /// The request was cancelled, through ``NetworkTask/cancel()`` or ``Network/cancelAll()``.
+    /// The request was cancelled, through ``NetworkTask/cancel()`` or ``Network/cancelAll()``, or
+    /// was scheduled on a network after ``Network/close()``.
     case cancelled
     /// The request's deadline (``NetworkRequest/timeout``, or the `timeout:` of a blocking call) passed.
     case timedOut

@@ -22,13 +22,30 @@ final class TransferRegistry: @unchecked Sendable {
     private struct State {
         var live: [ObjectIdentifier: Transfer] = [:]
         var byTask: [ObjectIdentifier: Entry] = [:]
+        var closed = false
     }
 
     private let state = Locked(State())
 
-    func add(_ transfer: Transfer) {
-        state.withLock { $0.live[ObjectIdentifier(transfer)] = transfer }
+    /// Registers a new transfer; `false` once the registry is closed.
+    func add(_ transfer: Transfer) -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return false }
+            state.live[ObjectIdentifier(transfer)] = transfer
+            return true
+        }
     }
+
+    /// Refuses every later ``add(_:)`` and returns the transfers live at this instant. One lock
+    /// decides both, so no transfer can slip in between the check and the list.
+    func close() -> [Transfer] {
+        state.withLock { state in
+            state.closed = true
+            return Array(state.live.values)
+        }
+    }
+
+    var isClosed: Bool { state.withLock { $0.closed } }
 
     func attach(_ task: any TransportTask, to transfer: Transfer) {
         state.withLock { $0.byTask[ObjectIdentifier(task)] = .active(transfer) }

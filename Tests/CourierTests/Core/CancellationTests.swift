@@ -129,6 +129,95 @@ final class CancellationTests: XCTestCase {
         XCTAssertLessThanOrEqual(server.requestCount, 2)
     }
 
+    func testCloseEndsEverythingAndRefusesWhatComesLater() async throws {
+        let server = try makeServer().withStandardRoutes()
+        holdRequests(at: "/hold", on: server)
+        let network = makeNetwork(limit: 2)
+        let done = expectation(description: "running and queued requests cancelled")
+        done.expectedFulfillmentCount = 4
+        for _ in 0..<4 {
+            network.schedule(Request<Data>.get(server.url("/hold"))) { result in
+                guard case .failure(NetworkError.cancelled) = result else { return XCTFail("\(result)") }
+                done.fulfill()
+            }
+        }
+        XCTAssertTrue(waitUntil { server.currentConcurrentRequests == 2 })
+        XCTAssertFalse(network.isClosed)
+        network.close()
+        XCTAssertTrue(network.isClosed)
+        await fulfillment(of: [done], timeout: 10)
+
+        // Later requests, in every convention, end at once without reaching the server.
+        let later = expectation(description: "refused callback request")
+        let task = network.schedule(Request<Data>.get(server.url("/hello"))) { result in
+            guard case .failure(NetworkError.cancelled) = result else { return XCTFail("\(result)") }
+            later.fulfill()
+        }
+        XCTAssertEqual(task.state, .cancelled)
+        await fulfillment(of: [later], timeout: 10)
+        guard case .cancelled? = networkError(network.scheduleSynchronously(Request<Data>.get(server.url("/hello")))) else {
+            return XCTFail("expected cancelled")
+        }
+        do {
+            _ = try await network.response(for: Request<Data>.get(server.url("/hello")))
+            XCTFail("expected cancelled")
+        } catch NetworkError.cancelled {}
+        let folder = try makeTemporaryDirectory()
+        guard case .cancelled? = networkError(network.downloadSynchronously(Request<Data>.get(server.url("/hello")), to: folder.appendingPathComponent("f"))) else {
+            return XCTFail("expected cancelled")
+        }
+        XCTAssertEqual(server.requestCount, 2, "only the two that were running when it closed")
+        XCTAssertEqual(fileNames(in: folder), [])
+    }
+
+    /// Threads keep scheduling while another closes the network: each request still completes
+    /// exactly once, and none scheduled after `close()` returned reaches the server.
+    func testCloseRacingNewRequestsIsExactlyOnce() throws {
+        let server = try makeServer().withStandardRoutes()
+        let network = makeNetwork(limit: 4)
+        let counter = CompletionCounter()
+        let closed = Box<Bool>(false)
+        let scheduledAfterClose = Box<Int>(0)
+        let perThread = 150
+        let all = expectation(description: "all completions")
+        all.expectedFulfillmentCount = 4 * perThread
+        let closeNow = DispatchSemaphore(value: 0)
+        let hasClosed = DispatchSemaphore(value: 0)
+        for thread in 0..<4 {
+            Thread {
+                for index in 0..<perThread {
+                    let id = thread * perThread + index
+                    let afterClose = closed.value == true
+                    if afterClose { scheduledAfterClose.mutate { $0! += 1 } }
+                    network.schedule(Request<Data>.get(server.url("/hello"))) { result in
+                        if case .failure(NetworkError.cancelled) = result {
+                            counter.record(id, outcome: "cancelled")
+                        } else {
+                            XCTAssertFalse(afterClose, "a request scheduled after close() ran: \(result)")
+                            counter.record(id, outcome: "other")
+                        }
+                        all.fulfill()
+                    }
+                    // Thread 0 pauses across the close, so some requests surely come after it;
+                    // the other threads race it freely.
+                    if thread == 0 && index == perThread / 3 {
+                        closeNow.signal()
+                        hasClosed.wait()
+                    }
+                }
+            }.start()
+        }
+        closeNow.wait()
+        network.close()
+        closed.value = true
+        hasClosed.signal()
+        wait(for: [all], timeout: 60)
+        XCTAssertEqual(counter.total, 4 * perThread)
+        XCTAssertEqual(counter.duplicated, [])
+        XCTAssertGreaterThan(counter.byOutcome["cancelled", default: 0], 0)
+        XCTAssertGreaterThanOrEqual(scheduledAfterClose.value ?? 0, perThread - perThread / 3 - 1)
+    }
+
     /// 1,000 requests of mixed kinds, each cancelled at a random moment (or not at all), some
     /// with deadlines short enough to race the response and the cancel: every one must complete
     /// exactly once, on its callback queue.
