@@ -5,16 +5,16 @@ import Foundation
 ///
 /// The signals are handled by Dispatch sources rather than a C handler, so the reaction is
 /// ordinary Swift code on a private queue (the main thread is busy waiting in a blocking call).
-/// The first signal cancels through `onInterrupt` (``Courier/Network/cancelAll()``): each
-/// blocking call returns `NetworkError.cancelled`, downloads keep their `.partial` file, and the
-/// command exits with 130. A second signal exits at once, for when the user has lost patience.
+/// The first signal cancels through `onInterrupt` (``Courier/Network/close()``): each blocking
+/// call returns `NetworkError.cancelled`, including one a worker thread starts a moment later,
+/// downloads keep their `.partial` file, and the command exits with 130. A second signal exits
+/// at once, for when the user has lost patience.
 final class Interrupts: @unchecked Sendable {
-    // `@unchecked` is sound: `interrupted` and `repeater` are only touched with `lock` held;
-    // `sources` is written once in `init` and only kept alive afterwards.
+    // `@unchecked` is sound: `interrupted` is only touched with `lock` held; `sources` is
+    // written once in `init` and only kept alive afterwards.
     private let queue = DispatchQueue(label: "courier.interrupts")
     private let lock = NSLock()
     private var interrupted = false
-    private var repeater: (any DispatchSourceTimer)?
     private var sources: [any DispatchSourceSignal] = []
     private let onInterrupt: @Sendable () -> Void
 
@@ -46,13 +46,5 @@ final class Interrupts: @unchecked Sendable {
             _exit(ExitCode.interrupted.rawValue)
         }
         onInterrupt()
-        // A transfer scheduled in the instant between a worker's check of `isInterrupted` and
-        // its blocking call would escape a single cancel; cancelling again a few times a second
-        // until the process exits closes that window.
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
-        timer.setEventHandler { [onInterrupt] in onInterrupt() }
-        timer.resume()
-        lock.withLock { repeater = timer }
     }
 }

@@ -15,6 +15,7 @@ struct Session: Sendable {
         // curl retries nothing unless asked; so does courier.
         network.retryPolicy = settings.retries == 0 ? .none : RetryPolicy(maxAttempts: settings.retries + 1)
         self.network = network
-        self.interrupts = Interrupts { network.cancelAll() }
+        // close(), not cancelAll(): a worker thread may be about to start its next download.
+        self.interrupts = Interrupts { network.close() }
     }
 }
