@@ -80,8 +80,8 @@ enum CancelCase {
         if let warmupURL, case let .failure(error) = network.scheduleSynchronously(Request<Data>.get(warmupURL)) {
             benchmarkFailure("warm-up: \(error)")
         }
-        let observation = Synchronized(Observation())
-        let task = Synchronized<NetworkTask?>(nil)
+        let observation = Locked(Observation())
+        let task = Locked<NetworkTask?>(nil)
         let finished = DispatchSemaphore(value: 0)
 
         let progress: (TransferProgress) -> Void = { progress in
@@ -130,9 +130,9 @@ enum CancelCase {
 final class CancellingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     let threshold: Int64
     let finished = DispatchSemaphore(value: 0)
-    let observation = Synchronized(CancelCase.Observation())
+    let observation = Locked(CancelCase.Observation())
     /// Bytes URLSession still delivered after `cancel()` returned.
-    let bytesAfterCancel = Synchronized<Int64>(0)
+    let bytesAfterCancel = Locked<Int64>(0)
     /// Confined to the session's serial delegate queue.
     private var received: Int64 = 0
     private var cancelled = false

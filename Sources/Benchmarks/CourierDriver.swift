@@ -41,7 +41,7 @@ struct CourierDriver: RequestDriver {
     /// One thread per request in flight, as a command-line tool with a worker pool would do.
     /// Threads take the next request number from a shared counter so that none idles early.
     private func runBlocking(count: Int, concurrency: Int, failures: FailureTally) {
-        let issued = Synchronized(0)
+        let issued = Locked(0)
         let group = DispatchGroup()
         for _ in 0..<min(max(1, concurrency), count) {
             group.enter()

@@ -73,7 +73,7 @@ enum DownloadCase {
     /// One small request on `session`, so that its connection is open before timing starts.
     static func warmUp(_ session: URLSession, _ url: URL) {
         let done = DispatchSemaphore(value: 0)
-        let failure = Synchronized<String?>(nil)
+        let failure = Locked<String?>(nil)
         session.dataTask(with: URLRequest(url: url)) { _, response, error in
             if let error { failure.withLock { $0 = "\(error)" } }
             else if (response as? HTTPURLResponse)?.statusCode != 200 { failure.withLock { $0 = "status not 200" } }
@@ -96,9 +96,9 @@ enum DownloadCase {
 final class DownloadDelegate: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
     let destination: URL
     let finished = DispatchSemaphore(value: 0)
-    let failure = Synchronized<String?>(nil)
+    let failure = Locked<String?>(nil)
     /// Set on the delegate queue when the file has been moved; read after `finished`.
-    private let moved = Synchronized(false)
+    private let moved = Locked(false)
 
     init(destination: URL) {
         self.destination = destination
@@ -131,7 +131,7 @@ final class DownloadDelegate: NSObject, URLSessionDownloadDelegate, @unchecked S
 final class DataTaskFileDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     let destination: URL
     let finished = DispatchSemaphore(value: 0)
-    let failure = Synchronized<String?>(nil)
+    let failure = Locked<String?>(nil)
     /// Confined to the session's serial delegate queue.
     private var handle: FileHandle?
 

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -45,7 +46,7 @@ final class RoutingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         let completion: Completion
     }
 
-    private let entries = Synchronized<[Int: Entry]>([:])
+    private let entries = Locked<[Int: Entry]>([:])
 
     func register(_ task: URLSessionTask, completion: @escaping Completion) {
         entries.withLock { $0[task.taskIdentifier] = Entry(completion: completion) }

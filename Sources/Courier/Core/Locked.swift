@@ -3,21 +3,27 @@ import Foundation
 /// A value guarded by a lock: every read and write goes through ``withLock(_:)``.
 ///
 /// `Synchronization.Mutex` would do the same but needs macOS 15 / iOS 18; an `NSLock` works on
-/// every platform Courier supports.
-final class Locked<State>: @unchecked Sendable {
+/// every platform Courier supports. `package`, not public: the `courier` tool and the benchmarks
+/// share it, but it is no part of the library's API.
+package final class Locked<State>: @unchecked Sendable {
     private let lock = NSLock()
     private var state: State
 
-    init(_ state: State) {
+    package init(_ state: State) {
         self.state = state
     }
 
     /// Runs `body` with exclusive access to the state. Never call out to user code or to
     /// URLSession from inside `body`: that is how locks turn into deadlocks.
-    func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(&state)
+    }
+
+    /// A copy of the state as it is now.
+    package var current: State {
+        withLock { $0 }
     }
 }
 
