@@ -44,6 +44,13 @@ final class DataTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable
         return false
     }
 
+    override var uploadsBodyFromFile: Bool {
+        switch request.body {
+        case .file?, .multipart?: return true
+        default: return false
+        }
+    }
+
     override func makeSessionTask(in transport: any Transport, for urlRequest: URLRequest) throws -> any TransportTask {
         switch request.body {
         case let .file(url)?:

@@ -94,6 +94,10 @@ class Transfer: @unchecked Sendable {
     /// scheduling thread. Default: no.
     var startsOffThread: Bool { false }
 
+    /// Whether the task uploads its body from a file (so `URLRequest.httpBody` is empty even
+    /// though there is a body to repeat on a 307/308). Default: no.
+    var uploadsBodyFromFile: Bool { false }
+
     /// Creates the transport task (not yet resumed) for one attempt: on the thread that started
     /// the attempt, or on the start queue.
     func makeSessionTask(in transport: any Transport, for request: URLRequest) throws -> any TransportTask {
@@ -127,7 +131,7 @@ class Transfer: @unchecked Sendable {
         }
         guard follow else { return nil }
         let next = RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original)
-        if RedirectPolicy.mustReplayBody(response, previous ?? original) {
+        if RedirectPolicy.mustReplayBody(response, previous ?? original, bodyFromFile: uploadsBodyFromFile) {
             // FoundationNetworking would re-send this without its body: stop its redirect here
             // (it then completes the task) and follow with a new task; see `followPendingRedirect`.
             state.withLock { $0.pendingRedirect = next }

@@ -6,9 +6,9 @@ import FoundationNetworking
 /// How Courier follows a redirect, on top of what URLSession proposes.
 ///
 /// - `307` and `308` must repeat the request as it was (RFC 9110 §15.4.8–9): same method and same
-///   body. URLSession on Linux keeps the method but drops the body, so for a request with a body
-///   Courier stops URLSession's redirect and sends the request again itself, with a new task.
-///   (A `.file` or `.multipart` body, streamed from a file, is followed by URLSession as it is.)
+///   body. URLSession on Linux keeps the method but drops the body (an in-memory body and one
+///   streamed from a file alike), so for a request with a body Courier stops URLSession's
+///   redirect and sends the request again itself, with a new task.
 /// - `301`, `302` and `303` follow URLSession's rewrite (a `POST` becomes a `GET` without body).
 /// - A redirect to another origin (scheme, host, port) drops `Authorization`,
 ///   `Proxy-Authorization` and `Cookie`: credentials meant for one server must not reach another.
@@ -27,9 +27,10 @@ enum RedirectPolicy {
         return next
     }
 
-    /// Whether a redirect must repeat a body that FoundationNetworking would drop.
-    static func mustReplayBody(_ response: HTTPURLResponse, _ request: URLRequest?) -> Bool {
-        [307, 308].contains(response.statusCode) && !(request?.httpBody?.isEmpty ?? true)
+    /// Whether a redirect must repeat a body that FoundationNetworking would drop: an in-memory
+    /// one (`httpBody`) or one the task uploads from a file (`bodyFromFile`).
+    static func mustReplayBody(_ response: HTTPURLResponse, _ request: URLRequest?, bodyFromFile: Bool) -> Bool {
+        [307, 308].contains(response.statusCode) && (bodyFromFile || !(request?.httpBody?.isEmpty ?? true))
     }
 
     static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {

@@ -161,6 +161,12 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
     override func didComplete(error: (any Error)?) {
         fileLock.lock()
         defer { fileLock.unlock() }
+        // A 307/308 of a request with a body, which Courier follows with a new task: the redirect
+        // response itself is not the download.
+        if error == nil, followPendingRedirect() {
+            sink = .waiting
+            return
+        }
         if case .restart = sink, error == nil {
             sink = .waiting
             startOverFlag.withLock { $0 = true }

@@ -199,6 +199,31 @@ final class FaultSuiteTests: XCTestCase {
         XCTAssertEqual(echoed.body, body)
     }
 
+    func test307And308ReplayFileAndMultipartBodies() throws {
+        let server = try makeServer().withStandardRoutes()
+        server.route("/moved") { _, writer in writer.respond(status: 307, headers: ["Location": "/echo"]) }
+        server.route("/permanent") { _, writer in writer.respond(status: 308, headers: ["Location": "/echo"]) }
+        let content = randomBytes(300_000, seed: 41)
+        let file = try makeTemporaryDirectory().appendingPathComponent("upload.bin")
+        try content.write(to: file)
+        let network = makeNetwork()
+
+        XCTAssertEqual(try result(of: Request<Data>(method: .put, url: server.url("/moved"), body: .file(file)), on: network)?.get(), content)
+        XCTAssertEqual(server.receivedRequests.last?.path, "/echo")
+        XCTAssertEqual(server.receivedRequests.last?.method, "PUT")
+        XCTAssertEqual(server.receivedRequests.last?.body, content)
+
+        var form = MultipartForm()
+        form.addField(name: "note", value: "hello")
+        form.addFile(name: "upload", fileURL: file, filename: "upload.bin", mimeType: "application/octet-stream")
+        let echoed = try XCTUnwrap(result(of: Request<Data>(method: .post, url: server.url("/permanent"), body: .multipart(form)), on: network)?.get())
+        let received = try XCTUnwrap(server.receivedRequests.last)
+        XCTAssertEqual(received.path, "/echo")
+        XCTAssertEqual(received.method, "POST")
+        XCTAssertEqual(received.body, echoed)
+        XCTAssertNotNil(received.body.range(of: content), "the file part arrived whole after the redirect")
+    }
+
     func test308KeepsMethodAndBodyAndGETsFollow() throws {
         let server = try makeServer().withStandardRoutes()
         server.route("/permanent") { _, writer in writer.respond(status: 308, headers: ["Location": "/echo"]) }

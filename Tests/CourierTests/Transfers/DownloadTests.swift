@@ -176,6 +176,22 @@ final class DownloadTests: XCTestCase {
         XCTAssertEqual(fileNames(in: folder), ["doc.bin"])
     }
 
+    func testA307WithABodyIsFollowedWithTheBody() throws {
+        let server = try makeServer()
+        let content = randomBytes(200_000, seed: 8)
+        server.route("/export") { _, writer in writer.respond(status: 307, headers: ["Location": "/export-v2"]) }
+        server.route("/export-v2") { request, writer in
+            guard request.method == "POST", request.body == Data("format=csv".utf8) else {
+                return writer.respond(status: 400, text: "body lost")
+            }
+            writer.serve(content, etag: "\"x\"", request: request)
+        }
+        let destination = try makeTemporaryDirectory().appendingPathComponent("export.csv")
+        let request = Request<Data>(method: .post, url: server.url("/export"), body: .text("format=csv"))
+        XCTAssertNoThrow(try makeNetwork().downloadSynchronously(request, to: destination, timeout: 30).get())
+        XCTAssertEqual(try Data(contentsOf: destination), content)
+    }
+
     func testUnsatisfiableRangeStartsOver() throws {
         let server = try makeServer()
         let content = randomBytes(50_000, seed: 3)
