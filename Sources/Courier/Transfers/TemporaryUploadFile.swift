@@ -3,13 +3,16 @@ import Foundation
 /// The temporary file a `.multipart` body is encoded into before upload (URLSession on Linux
 /// crashes on stream bodies, so the form is written to disk and uploaded from there).
 ///
-/// The file is deleted exactly once, when the transfer ends, however it ends — including when
-/// the end (a cancel) races with the writing of the file itself.
+/// The file is written once and reused by every task of the transfer (retries, a 307/308 that
+/// repeats the body), and deleted exactly once, when the transfer ends, however it ends —
+/// including when the end (a cancel) races with the writing of the file itself.
 final class TemporaryUploadFile: Sendable {
     private let state = Locked<(url: URL?, ended: Bool)>((nil, false))
 
-    /// Encodes `form` into a new temporary file and returns its URL. Runs on the start queue.
+    /// The temporary file holding `form` encoded, written on the first call. Runs on the start
+    /// queue, which runs one start at a time, so two calls never write at once.
     func write(_ form: MultipartForm) throws -> URL {
+        if let written = state.withLock({ $0.url }) { return written }
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("courier-upload-\(UUID().uuidString).multipart")
         do {

@@ -5,8 +5,22 @@ import XCTest
 /// Streamed uploads: `.file` and `.multipart` bodies, with progress and clean-up.
 final class UploadTests: XCTestCase {
     /// Temporary files of Courier's own (multipart bodies) currently on disk.
+    /// Courier's upload files in the shared temporary folder, less those already there when the
+    /// test began (left by another process, which this test must not blame on itself).
     private func courierTemporaryFiles() -> [String] {
-        fileNames(in: FileManager.default.temporaryDirectory).filter { $0.hasPrefix("courier-upload-") }
+        Self.uploadFiles().filter { !preexisting.contains($0) }
+    }
+
+    private static func uploadFiles() -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path))?
+            .filter { $0.hasPrefix("courier-upload-") }.sorted() ?? []
+    }
+
+    private var preexisting: Set<String> = []
+
+    override func setUp() {
+        super.setUp()
+        preexisting = Set(Self.uploadFiles())
     }
 
     func testFileBodyIsStreamedWithUploadProgress() throws {
@@ -90,6 +104,25 @@ final class UploadTests: XCTestCase {
         XCTAssertTrue(arrived.wait(timeout: 10))
         task.cancel()
         wait(for: [done], timeout: 10)
+        XCTAssertEqual(courierTemporaryFiles(), [])
+    }
+
+    func testARetriedMultipartUploadSendsTheSameBodyAndLeavesNoFile() throws {
+        let server = try makeServer().withStandardRoutes()
+        let attempts = Box<Int>(0)
+        server.route("/flaky-upload") { request, writer in
+            attempts.mutate { $0! += 1 }
+            if attempts.value == 1 { return writer.respond(status: 503, text: "busy") }
+            writer.respond(status: 200, body: request.body)
+        }
+        var form = MultipartForm()
+        form.addField(name: "note", value: "again")
+        form.addData(name: "data", data: randomBytes(100_000, seed: 43), filename: "d.bin")
+        let network = makeNetwork(retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01))
+        let echoed = try XCTUnwrap(result(of: Request<Data>(method: .put, url: server.url("/flaky-upload"), body: .multipart(form)), on: network)?.get())
+        let bodies = server.receivedRequests.filter { $0.path == "/flaky-upload" }.map(\.body)
+        XCTAssertEqual(bodies.count, 2)
+        XCTAssertEqual(bodies.first, echoed, "both attempts sent the same bytes")
         XCTAssertEqual(courierTemporaryFiles(), [])
     }
 
