@@ -24,6 +24,13 @@ final class ProgressReporter: @unchecked Sendable {
         /// The newest event held back by the interval, sent when it ends.
         var held: TransferProgress?
         var flushScheduled = false
+
+        /// How long until the next event may go out, or `nil` if it may go now.
+        func remainingWait(at now: UInt64) -> UInt64? {
+            guard bytes >= 0 else { return nil }
+            let elapsed = now &- time
+            return elapsed < ProgressReporter.interval ? ProgressReporter.interval - elapsed : nil
+        }
     }
 
     private struct State {
@@ -46,37 +53,45 @@ final class ProgressReporter: @unchecked Sendable {
     /// `force` is set (the final event) and it says something new. Otherwise it is held and
     /// goes out when the interval ends, unless a newer event replaces it.
     func update(_ progress: TransferProgress, force: Bool = false, via transfer: Transfer) {
-        let flushAt: UInt64? = state.withLock { state in
+        let flushDelay: UInt64? = state.withLock { state in
             var throttle = progress.direction == .upload ? state.upload : state.download
             defer { if progress.direction == .upload { state.upload = throttle } else { state.download = throttle } }
             // Nothing new: dropping it also keeps the events monotonic.
             guard progress.completedBytes > throttle.bytes else { return nil }
             let now = DispatchTime.now().uptimeNanoseconds
-            if !force, throttle.bytes >= 0, now &- throttle.time < Self.interval {
+            if !force, let wait = throttle.remainingWait(at: now) {
                 throttle.held = progress
                 guard !throttle.flushScheduled else { return nil }
                 throttle.flushScheduled = true
-                return throttle.time + Self.interval
+                return wait
             }
             send(progress, now: now, throttle: &throttle, via: transfer)
             return nil
         }
-        if let flushAt {
-            DispatchQueue.global().asyncAfter(deadline: DispatchTime(uptimeNanoseconds: flushAt)) { [self] in
-                flush(progress.direction, via: transfer)
-            }
+        if let flushDelay { scheduleFlush(progress.direction, after: flushDelay, via: transfer) }
+    }
+
+    private func scheduleFlush(_ direction: TransferProgress.Direction, after delay: UInt64, via transfer: Transfer) {
+        // A relative deadline: timers may run on a different clock than `uptimeNanoseconds`.
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(delay))) { [self] in
+            flush(direction, via: transfer)
         }
     }
 
     /// Sends the event held back during the interval that just ended, if nothing newer went out.
+    /// A timer that fires early is re-armed for the rest of the interval: the spacing is a promise.
     private func flush(_ direction: TransferProgress.Direction, via transfer: Transfer) {
-        state.withLock { state in
+        let rearm: UInt64? = state.withLock { state in
             var throttle = direction == .upload ? state.upload : state.download
             defer { if direction == .upload { state.upload = throttle } else { state.download = throttle } }
+            let now = DispatchTime.now().uptimeNanoseconds
+            if let wait = throttle.remainingWait(at: now) { return wait }
             throttle.flushScheduled = false
-            guard let held = throttle.held, held.completedBytes > throttle.bytes else { return }
-            send(held, now: DispatchTime.now().uptimeNanoseconds, throttle: &throttle, via: transfer)
+            guard let held = throttle.held, held.completedBytes > throttle.bytes else { return nil }
+            send(held, now: now, throttle: &throttle, via: transfer)
+            return nil
         }
+        if let rearm { scheduleFlush(direction, after: rearm, via: transfer) }
     }
 
     /// Records `progress` as sent and queues it for the caller. Called under the lock, so events
