@@ -230,7 +230,13 @@ final class CancellationTests: XCTestCase {
             }
         }
         server.routeCuttingBody("/cut", announcing: 5000, sending: 100)
-        let paths = ["/hello", "/bytes?n=65536", "/status?code=500", "/drip", "/cut", "/post"]
+        // Requests to a server that never answers all get a short deadline below (their ids are
+        // divisible by 6), so each ends by that deadline or by a cancel, never by luck of timing.
+        // It is a server of its own because it cannot tell when a client gives up: its count of
+        // requests in flight would not show the client's limit.
+        let stalling = try makeServer()
+        holdRequests(at: "/stall", on: stalling)
+        let paths = ["/stall", "/bytes?n=65536", "/status?code=500", "/drip", "/cut", "/post"]
         let callbacks = QueueMarker(DispatchQueue(label: "test.stress", attributes: .concurrent))
         let network = makeNetwork(limit: 6, callbackQueue: callbacks.queue)
         let counter = CompletionCounter()
@@ -243,7 +249,8 @@ final class CancellationTests: XCTestCase {
             let path = paths[id % paths.count]
             // Every third request gets a deadline of a few milliseconds, racing everything else.
             let deadline = id % 3 == 0 ? Double.random(in: 0.001...0.02, using: &generator) : 60
-            let task = network.schedule(Request<Data>(url: server.url(path), timeout: deadline)) { result in
+            let url = path == "/stall" ? stalling.url(path) : server.url(path)
+            let task = network.schedule(Request<Data>(url: url, timeout: deadline)) { result in
                 if !callbacks.isCurrent { offQueue.mutate { $0! += 1 } }
                 let outcome: String
                 switch result {
