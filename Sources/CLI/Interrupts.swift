@@ -3,32 +3,68 @@ import Foundation
 
 /// Turns Ctrl-C (SIGINT) and SIGTERM into a clean cancel of every transfer.
 ///
-/// The signals are handled by Dispatch sources rather than a C handler, so the reaction is
-/// ordinary Swift code on a private queue (the main thread is busy waiting in a blocking call).
-/// The first signal cancels through `onInterrupt` (``Courier/Network/close()``): each blocking
-/// call returns `NetworkError.cancelled`, including one a worker thread starts a moment later,
-/// downloads keep their `.partial` file, and the command exits with 130. A second signal exits
-/// at once, for when the user has lost patience.
+/// The signals are blocked in every thread from the start of `main` (``blockSignals()``), so the
+/// kernel keeps them pending until a thread of our own takes them with `sigwait` and reacts in
+/// ordinary Swift code, while the main thread is busy in a blocking call.
+///
+/// Neither a Dispatch signal source nor a C handler is reliable here. A signal source on Linux
+/// reads a signalfd, which sees the signal only if no thread is left to take it; with the
+/// disposition set to "ignore", a signal the kernel handed to another thread was lost. A C
+/// handler runs on whichever thread the kernel picks, and under Thread Sanitizer it is deferred
+/// until that thread next calls into the runtime, which a thread parked in a futex never does.
+/// In both cases Ctrl-C now and then did nothing.
+///
+/// Once a command has its network, the first signal cancels through the handler it set
+/// (``Courier/Network/close()``): each blocking call returns `NetworkError.cancelled`, including
+/// one a worker thread starts a moment later, downloads keep their `.partial` file, and the
+/// command exits with 130. Before that (say, while reading `--data @-` from a terminal), and on
+/// a second signal, for when the user has lost patience, the process exits at once with 130.
 final class Interrupts: @unchecked Sendable {
-    // `@unchecked` is sound: `interrupted` is only touched with `lock` held; `sources` is
-    // written once in `init` and only kept alive afterwards.
-    private let queue = DispatchQueue(label: "courier.interrupts")
+    /// The process's one signal taker; ``start()`` makes it.
+    static let shared = Interrupts()
+
+    // `@unchecked` is sound: `interrupted` and `handler` are only touched with `lock` held.
     private let lock = NSLock()
     private var interrupted = false
-    private var sources: [any DispatchSourceSignal] = []
-    private let onInterrupt: @Sendable () -> Void
+    private var handler: (@Sendable () -> Void)?
 
-    init(onInterrupt: @escaping @Sendable () -> Void) {
-        self.onInterrupt = onInterrupt
-        for signalNumber in [SIGINT, SIGTERM] {
-            // The default action would kill the process at once; ignoring it leaves the signal
-            // to the Dispatch source alone.
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler { [weak self] in self?.handleSignal() }
-            source.resume()
-            sources.append(source)
+    /// Called first thing in `main`, before any other thread exists: blocks the signals in the
+    /// main thread (and so in every thread started later) and starts the thread that takes them.
+    static func start() {
+        blockSignals()
+        _ = shared
+    }
+
+    /// Blocks SIGINT and SIGTERM in the calling thread and so in every thread it starts later.
+    private static func blockSignals() {
+        var signals = handledSignals
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+    }
+
+    private static var handledSignals: sigset_t {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        return signals
+    }
+
+    private init() {
+        // Lives as long as the process: it is parked in sigwait until a signal comes.
+        let waiter = Thread { [self] in
+            var signals = Self.handledSignals
+            var received: Int32 = 0
+            while true {
+                if sigwait(&signals, &received) == 0 { handleSignal() }
+            }
         }
+        waiter.name = "courier.interrupts"
+        waiter.start()
+    }
+
+    /// What the first signal does from now on, instead of exiting at once.
+    func onInterrupt(_ handler: @escaping @Sendable () -> Void) {
+        lock.withLock { self.handler = handler }
     }
 
     /// Whether a signal has arrived; checked before starting each transfer.
@@ -37,14 +73,18 @@ final class Interrupts: @unchecked Sendable {
     }
 
     private func handleSignal() {
-        let first = lock.withLock { () -> Bool in
+        let (first, reaction) = lock.withLock { () -> (Bool, (@Sendable () -> Void)?) in
             defer { interrupted = true }
-            return !interrupted
+            return (!interrupted, handler)
         }
         guard first else {
             Console.shared.message("interrupted again; stopping now")
             _exit(ExitCode.interrupted.rawValue)
         }
-        onInterrupt()
+        guard let reaction else {
+            Console.shared.message("interrupted")
+            _exit(ExitCode.interrupted.rawValue)
+        }
+        reaction()
     }
 }

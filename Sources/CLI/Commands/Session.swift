@@ -16,6 +16,7 @@ struct Session: Sendable {
         network.retryPolicy = settings.retries == 0 ? .none : RetryPolicy(maxAttempts: settings.retries + 1)
         self.network = network
         // close(), not cancelAll(): a worker thread may be about to start its next download.
-        self.interrupts = Interrupts { network.close() }
+        self.interrupts = Interrupts.shared
+        interrupts.onInterrupt { network.close() }
     }
 }

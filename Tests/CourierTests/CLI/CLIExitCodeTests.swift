@@ -55,4 +55,19 @@ final class CLIExitCodeTests: CLITestCase {
         XCTAssertEqual(result.stderrText, "courier: interrupted\n")
         XCTAssertEqual(result.stdout, Data())
     }
+
+    func testCtrlCWhileReadingTheBodyFromStdinExits130() throws {
+        let server = try makeServer().withStandardRoutes()
+        // `--data @-` with a stdin that never ends: courier is still reading, no request yet.
+        let running = try start(["post", server.url("/echo").absoluteString, "--data", "@-"], keepingStdinOpen: true)
+        // Signal only once courier has taken over SIGINT (it blocks it in its first statement);
+        // before that the default action would kill it, which is not what this test is about.
+        let sigint: UInt64 = 1 << (UInt64(SIGINT) - 1)
+        XCTAssertTrue(waitUntil { (running.blockedSignals ?? 0) & sigint != 0 })
+        running.interrupt()
+        let result = running.finish()
+        XCTAssertEqual(result.status, 130, result.stderrText)
+        XCTAssertEqual(result.stderrText, "courier: interrupted\n")
+        XCTAssertEqual(server.requestCount, 0)
+    }
 }

@@ -23,7 +23,9 @@ final class RunningCourier: @unchecked Sendable {
     private let drained = DispatchGroup()
     private let exited = DispatchSemaphore(value: 0)
 
-    init(executable: URL, arguments: [String], directory: URL?, stdin: Data?) throws {
+    /// `stdin` is written and then closed, unless `keepingStdinOpen`: then the child waits on an
+    /// input that never ends, as at a terminal.
+    init(executable: URL, arguments: [String], directory: URL?, stdin: Data?, keepingStdinOpen: Bool = false) throws {
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -44,7 +46,17 @@ final class RunningCourier: @unchecked Sendable {
             }.start()
         }
         if let stdin { inPipe.fileHandleForWriting.write(stdin) }
-        try? inPipe.fileHandleForWriting.close()
+        if keepingStdinOpen { stdinPipe = inPipe } else { try? inPipe.fileHandleForWriting.close() }
+    }
+
+    /// Kept only so that the child's stdin stays open while it runs.
+    private var stdinPipe: Pipe?
+
+    /// The child's blocked-signal mask, from /proc (Linux), or nil.
+    var blockedSignals: UInt64? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigBlk:") }) else { return nil }
+        return UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16)
     }
 
     /// Sends SIGINT, as Ctrl-C in a terminal does.
@@ -99,9 +111,10 @@ class CLITestCase: XCTestCase {
     }
 
     /// Starts `courier arguments…` and returns at once.
-    func start(_ arguments: [String], stdin: Data? = nil, in directory: URL? = nil,
+    func start(_ arguments: [String], stdin: Data? = nil, keepingStdinOpen: Bool = false, in directory: URL? = nil,
                file: StaticString = #filePath, line: UInt = #line) throws -> RunningCourier {
-        try RunningCourier(executable: executable(file: file, line: line), arguments: arguments, directory: directory, stdin: stdin)
+        try RunningCourier(executable: executable(file: file, line: line), arguments: arguments, directory: directory,
+                           stdin: stdin, keepingStdinOpen: keepingStdinOpen)
     }
 
     /// The last request the server received for `path`.
