@@ -36,6 +36,14 @@ final class ProgressReporter: @unchecked Sendable {
     private struct State {
         var upload = Throttle()
         var download = Throttle()
+
+        /// Runs `body` on the throttle of `direction`.
+        mutating func throttle<T>(_ direction: TransferProgress.Direction, _ body: (inout Throttle) -> T) -> T {
+            switch direction {
+            case .upload: return body(&upload)
+            case .download: return body(&download)
+            }
+        }
     }
 
     // A lock rather than queue confinement because the trailing edge is sent from a timer.
@@ -53,9 +61,7 @@ final class ProgressReporter: @unchecked Sendable {
     /// `force` is set (the final event) and it says something new. Otherwise it is held and
     /// goes out when the interval ends, unless a newer event replaces it.
     func update(_ progress: TransferProgress, force: Bool = false, via transfer: Transfer) {
-        let flushDelay: UInt64? = state.withLock { state in
-            var throttle = progress.direction == .upload ? state.upload : state.download
-            defer { if progress.direction == .upload { state.upload = throttle } else { state.download = throttle } }
+        let flushDelay: UInt64? = state.withLock { $0.throttle(progress.direction) { throttle in
             // Nothing new: dropping it also keeps the events monotonic.
             guard progress.completedBytes > throttle.bytes else { return nil }
             let now = DispatchTime.now().uptimeNanoseconds
@@ -67,30 +73,28 @@ final class ProgressReporter: @unchecked Sendable {
             }
             send(progress, now: now, throttle: &throttle, via: transfer)
             return nil
-        }
+        } }
         if let flushDelay { scheduleFlush(progress.direction, after: flushDelay, via: transfer) }
     }
 
     private func scheduleFlush(_ direction: TransferProgress.Direction, after delay: UInt64, via transfer: Transfer) {
-        // A relative deadline: timers may run on a different clock than `uptimeNanoseconds`.
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(delay))) { [self] in
             flush(direction, via: transfer)
         }
     }
 
     /// Sends the event held back during the interval that just ended, if nothing newer went out.
-    /// A timer that fires early is re-armed for the rest of the interval: the spacing is a promise.
+    /// If a regular event went out after this timer was armed, the interval restarted then: the
+    /// timer is re-armed for the rest of it, so the spacing holds.
     private func flush(_ direction: TransferProgress.Direction, via transfer: Transfer) {
-        let rearm: UInt64? = state.withLock { state in
-            var throttle = direction == .upload ? state.upload : state.download
-            defer { if direction == .upload { state.upload = throttle } else { state.download = throttle } }
+        let rearm: UInt64? = state.withLock { $0.throttle(direction) { throttle in
             let now = DispatchTime.now().uptimeNanoseconds
             if let wait = throttle.remainingWait(at: now) { return wait }
             throttle.flushScheduled = false
             guard let held = throttle.held, held.completedBytes > throttle.bytes else { return nil }
             send(held, now: now, throttle: &throttle, via: transfer)
             return nil
-        }
+        } }
         if let rearm { scheduleFlush(direction, after: rearm, via: transfer) }
     }
 

@@ -8,19 +8,18 @@ final class UploadTests: XCTestCase {
     /// Courier's upload files in the shared temporary folder, less those already there when the
     /// test began (left by another process, which this test must not blame on itself).
     private func courierTemporaryFiles() -> [String] {
-        Self.uploadFiles().filter { !preexisting.contains($0) }
+        uploadFiles().filter { !preexisting.contains($0) }
     }
 
-    private static func uploadFiles() -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path))?
-            .filter { $0.hasPrefix("courier-upload-") }.sorted() ?? []
+    private func uploadFiles() -> [String] {
+        fileNames(in: FileManager.default.temporaryDirectory).filter { $0.hasPrefix("courier-upload-") }
     }
 
     private var preexisting: Set<String> = []
 
     override func setUp() {
         super.setUp()
-        preexisting = Set(Self.uploadFiles())
+        preexisting = Set(uploadFiles())
     }
 
     func testFileBodyIsStreamedWithUploadProgress() throws {
