@@ -13,8 +13,10 @@ final class RequestQueue: @unchecked Sendable {
     private struct State {
         var limit: Int
         var active = 0
-        /// Waiting transfers; `head` is the index of the oldest, so taking one is O(1).
-        var pending: [Transfer] = []
+        /// Waiting transfers, oldest at `head`, so taking one is O(1). A taken entry is cleared
+        /// at once: a started transfer must not be kept alive by the queue (it holds the caller's
+        /// completion and body, and the core, which would keep the whole session alive).
+        var pending: [Transfer?] = []
         var head = 0
     }
 
@@ -62,11 +64,16 @@ final class RequestQueue: @unchecked Sendable {
 
     private func takeNext() -> Transfer? {
         state.withLock { state in
-            guard state.active < state.limit, state.head < state.pending.count else { return nil }
-            let next = state.pending[state.head]
+            guard state.active < state.limit, state.head < state.pending.count,
+                  let next = state.pending[state.head] else { return nil }
+            state.pending[state.head] = nil
             state.head += 1
-            // Compact now and then so the array does not grow for ever.
-            if state.head > 64, state.head * 2 > state.pending.count {
+            // Compact now and then so the array does not grow for ever: at once when it has
+            // drained, else once the cleared prefix is long and more than half of it.
+            if state.head == state.pending.count {
+                state.pending.removeAll(keepingCapacity: true)
+                state.head = 0
+            } else if state.head > 64, state.head * 2 > state.pending.count {
                 state.pending.removeFirst(state.head)
                 state.head = 0
             }
