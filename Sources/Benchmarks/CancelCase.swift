@@ -84,7 +84,7 @@ enum CancelCase {
         let task = Locked<NetworkTask?>(nil)
         let finished = DispatchSemaphore(value: 0)
 
-        let progress: (TransferProgress) -> Void = { progress in
+        let progress: @Sendable (TransferProgress) -> Void = { progress in
             guard progress.completedBytes >= threshold, observation.current.cancelStart == 0 else { return }
             let start = Measurement.now()
             task.current?.cancel()
@@ -95,7 +95,7 @@ enum CancelCase {
                 $0.cancelReturned = returned
             }
         }
-        let completion: (Result<Void, any Error>) -> Void = { result in
+        let completion: @Sendable (Result<Void, any Error>) -> Void = { result in
             let now = Measurement.now()
             observation.withLock {
                 $0.completed = now

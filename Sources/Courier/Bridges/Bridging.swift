@@ -10,7 +10,7 @@ extension NetworkCore {
     func runBlocking<Output: Sendable>(
         timeout: TimeInterval?,
         failure: (NetworkError) -> any Error,
-        start: (@escaping (Result<Output, any Error>) -> Void) -> NetworkTask
+        start: (@escaping @Sendable (Result<Output, any Error>) -> Void) -> NetworkTask
     ) -> Result<Output, any Error> {
         if let reason = deadlockReason() {
             return .failure(failure(.wouldDeadlock(reason)))
@@ -26,7 +26,7 @@ extension NetworkCore {
     /// Suspends until the transfer ends. Cancelling the calling `Task` cancels the transfer and
     /// throws `CancellationError`.
     func runAsync<Output: Sendable>(
-        start: (@escaping (Result<Output, any Error>) -> Void) -> NetworkTask
+        start: (@escaping @Sendable (Result<Output, any Error>) -> Void) -> NetworkTask
     ) async throws -> Output {
         try Task.checkCancellation()
         let handle = CancellationHandle()

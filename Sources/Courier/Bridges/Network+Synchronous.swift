@@ -18,10 +18,11 @@ extension Network {
     ///     waits as long as the request's own deadline allows.
     ///   - progress: Progress events, on a private serial queue (never the callback queue).
     /// - Returns: The output, or the error.
+    @preconcurrency
     public func scheduleSynchronously<R: NetworkRequest>(
         _ request: R,
         timeout: TimeInterval? = nil,
-        progress: ((TransferProgress) -> Void)? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Result<R.Output, any Error> {
         core.runBlocking(timeout: timeout, failure: { request.convertError($0, response: nil) }) { completion in
             core.schedule(request, target: .immediate, progress: progress, completion: completion)
@@ -34,12 +35,13 @@ extension Network {
     /// ``download(_:to:options:callbackQueue:progress:completion:)``, with the guarantees of
     /// ``scheduleSynchronously(_:timeout:progress:)``. A `timeout` that passes keeps the partial
     /// file, so calling again resumes.
+    @preconcurrency
     public func downloadSynchronously<R: NetworkRequest>(
         _ request: R,
         to destination: URL,
         options: DownloadOptions = [],
         timeout: TimeInterval? = nil,
-        progress: ((TransferProgress) -> Void)? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Result<URL, any Error> {
         core.runBlocking(timeout: timeout, failure: { request.convertError($0, response: nil) }) { completion in
             core.download(request, to: destination, options: options, target: .immediate, progress: progress, completion: completion)

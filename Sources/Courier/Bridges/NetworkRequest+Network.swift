@@ -3,22 +3,23 @@ import Foundation
 extension NetworkRequest {
     /// Schedules this request on `network` (``Network/shared`` by default).
     /// See ``Network/schedule(_:callbackQueue:progress:completion:)``.
-    @discardableResult
+    @discardableResult @preconcurrency
     public func schedule(
         on network: Network = .shared,
         callbackQueue: DispatchQueue? = nil,
-        progress: ((TransferProgress) -> Void)? = nil,
-        completion: @escaping (Result<Output, any Error>) -> Void
+        progress: (@Sendable (TransferProgress) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<Output, any Error>) -> Void
     ) -> NetworkTask {
         network.schedule(self, callbackQueue: callbackQueue, progress: progress, completion: completion)
     }
 
     /// Runs this request on `network` and blocks until it ends.
     /// See ``Network/scheduleSynchronously(_:timeout:progress:)``.
+    @preconcurrency
     public func scheduleSynchronously(
         on network: Network = .shared,
         timeout: TimeInterval? = nil,
-        progress: ((TransferProgress) -> Void)? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Result<Output, any Error> {
         network.scheduleSynchronously(self, timeout: timeout, progress: progress)
     }

@@ -72,12 +72,12 @@ public final class Network: Sendable {
     ///   - completion: Receives the output, or the error (a ``NetworkError`` unless the request's
     ///     `convertError` maps it to another type).
     /// - Returns: A handle to cancel the request. The request runs whether or not it is kept.
-    @discardableResult
+    @discardableResult @preconcurrency
     public func schedule<R: NetworkRequest>(
         _ request: R,
         callbackQueue: DispatchQueue? = nil,
-        progress: ((TransferProgress) -> Void)? = nil,
-        completion: @escaping (Result<R.Output, any Error>) -> Void
+        progress: (@Sendable (TransferProgress) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<R.Output, any Error>) -> Void
     ) -> NetworkTask {
         core.schedule(request, target: .queue(callbackQueue ?? self.callbackQueue), progress: progress, completion: completion)
     }

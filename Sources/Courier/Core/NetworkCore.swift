@@ -17,7 +17,7 @@ import FoundationNetworking
 /// - `timerQueue` (serial): deadline timers.
 /// - a global queue: `URLSessionTask.cancel()`, which blocks on Linux.
 /// - the caller's callback queue: progress and completion handlers of the callback API.
-final class NetworkCore: @unchecked Sendable {
+final class NetworkCore: Sendable {
     let transport: any Transport
     let registry = TransferRegistry()
     let requestQueue: RequestQueue
@@ -115,16 +115,18 @@ final class NetworkCore: @unchecked Sendable {
         transport = makeTransport(registry, delegateQueue)
     }
 
-    /// Creates the transfer for `request` and queues it.
+    /// Creates the transfer for `request`, its body collected in memory, and queues it.
     func schedule<R: NetworkRequest>(
-        _ request: R, target: CallbackTarget, progress: ((TransferProgress) -> Void)?,
-        completion: @escaping (Result<R.Output, any Error>) -> Void
+        _ request: R, target: CallbackTarget, progress: (@Sendable (TransferProgress) -> Void)?,
+        completion: @escaping @Sendable (Result<R.Output, any Error>) -> Void
     ) -> NetworkTask {
-        submit(DataTransfer(core: self, request: request, target: target, progress: progress, completion: completion))
+        let body = MemoryBody(request: request, sizeLimit: maximumResponseSize.withLock { $0 })
+        return submit(Transfer(core: self, request: request, baseRequest: prepare(request), body: body,
+                               delivery: Delivery(target: target, progress: progress, completion: completion)))
     }
 
     /// Registers a transfer and sets its first attempt going.
-    func submit(_ transfer: Transfer) -> NetworkTask {
+    func submit(_ transfer: any ScheduledTransfer) -> NetworkTask {
         if registry.add(transfer) {
             transfer.submit()
         } else {
@@ -155,7 +157,7 @@ final class NetworkCore: @unchecked Sendable {
 
     /// Bookkeeping once a transfer has ended: frees its slot and, if the Network is gone and
     /// this was the last transfer, invalidates the session.
-    func transferDidEnd(_ transfer: Transfer, releasingSlot: Bool) {
+    func transferDidEnd(_ transfer: any ScheduledTransfer, releasingSlot: Bool) {
         if releasingSlot { requestQueue.release() }
         if registry.remove(transfer) == 0, isShuttingDown.withLock({ $0 }) {
             invalidateSession()

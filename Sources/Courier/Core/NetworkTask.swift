@@ -15,9 +15,9 @@ public final class NetworkTask: Sendable, Hashable {
         case cancelled
     }
 
-    let transfer: Transfer
+    let transfer: any ScheduledTransfer
 
-    init(_ transfer: Transfer) {
+    init(_ transfer: any ScheduledTransfer) {
         self.transfer = transfer
     }
 

@@ -9,14 +9,14 @@ import Dispatch
 /// instead: those asked for on the session's delegate queue (which must never wait for
 /// URLSession's own thread, as task creation may: see BoundedDelegateQueue), and those whose
 /// preparation is heavy (a multipart body written to disk).
-final class RequestQueue: @unchecked Sendable {
+final class RequestQueue: Sendable {
     private struct State {
         var limit: Int
         var active = 0
         /// Waiting transfers, oldest at `head`, so taking one is O(1). A taken entry is cleared
         /// at once: a started transfer must not be kept alive by the queue (it holds the caller's
         /// completion and body, and the core, which would keep the whole session alive).
-        var pending: [Transfer?] = []
+        var pending: [(any ScheduledTransfer)?] = []
         var head = 0
     }
 
@@ -36,7 +36,7 @@ final class RequestQueue: @unchecked Sendable {
         }
     }
 
-    func enqueue(_ transfer: Transfer) {
+    func enqueue(_ transfer: any ScheduledTransfer) {
         state.withLock { $0.pending.append(transfer) }
         pump()
     }
@@ -62,7 +62,7 @@ final class RequestQueue: @unchecked Sendable {
         }
     }
 
-    private func takeNext() -> Transfer? {
+    private func takeNext() -> (any ScheduledTransfer)? {
         state.withLock { state in
             guard state.active < state.limit, state.head < state.pending.count,
                   let next = state.pending[state.head] else { return nil }

@@ -13,14 +13,14 @@ import FoundationNetworking
 /// delivering after `cancel()`, sometimes to the end of the body. Such a task is *draining*: its
 /// connection is still busy, so it keeps its concurrency slot until URLSession reports it
 /// complete, which keeps ``Network/maximumConcurrentRequests`` true as the server sees it.
-final class TransferRegistry: @unchecked Sendable {
+final class TransferRegistry: Sendable {
     private enum Entry {
-        case active(Transfer)
+        case active(any ScheduledTransfer)
         case draining(SlotRelease)
     }
 
     private struct State {
-        var live: [ObjectIdentifier: Transfer] = [:]
+        var live: [ObjectIdentifier: any ScheduledTransfer] = [:]
         var byTask: [ObjectIdentifier: Entry] = [:]
         var closed = false
     }
@@ -28,7 +28,7 @@ final class TransferRegistry: @unchecked Sendable {
     private let state = Locked(State())
 
     /// Registers a new transfer; `false` once the registry is closed.
-    func add(_ transfer: Transfer) -> Bool {
+    func add(_ transfer: any ScheduledTransfer) -> Bool {
         state.withLock { state in
             guard !state.closed else { return false }
             state.live[ObjectIdentifier(transfer)] = transfer
@@ -38,7 +38,7 @@ final class TransferRegistry: @unchecked Sendable {
 
     /// Refuses every later ``add(_:)`` and returns the transfers live at this instant. One lock
     /// decides both, so no transfer can slip in between the check and the list.
-    func close() -> [Transfer] {
+    func close() -> [any ScheduledTransfer] {
         state.withLock { state in
             state.closed = true
             return Array(state.live.values)
@@ -47,12 +47,12 @@ final class TransferRegistry: @unchecked Sendable {
 
     var isClosed: Bool { state.withLock { $0.closed } }
 
-    func attach(_ task: any TransportTask, to transfer: Transfer) {
+    func attach(_ task: any TransportTask, to transfer: any ScheduledTransfer) {
         state.withLock { $0.byTask[ObjectIdentifier(task)] = .active(transfer) }
     }
 
     /// The transfer a task's callbacks go to, or `nil` once it has ended.
-    func transfer(for task: any TransportTask) -> Transfer? {
+    func transfer(for task: any TransportTask) -> (any ScheduledTransfer)? {
         state.withLock { state in
             if case let .active(transfer)? = state.byTask[ObjectIdentifier(task)] { return transfer }
             return nil
@@ -90,14 +90,14 @@ final class TransferRegistry: @unchecked Sendable {
 
     /// Forgets an ended transfer; returns how many are still live.
     @discardableResult
-    func remove(_ transfer: Transfer) -> Int {
+    func remove(_ transfer: any ScheduledTransfer) -> Int {
         state.withLock { state in
             state.live.removeValue(forKey: ObjectIdentifier(transfer))
             return state.live.count
         }
     }
 
-    var liveTransfers: [Transfer] {
+    var liveTransfers: [any ScheduledTransfer] {
         state.withLock { Array($0.live.values) }
     }
 

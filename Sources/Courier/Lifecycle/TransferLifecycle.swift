@@ -17,8 +17,8 @@ import FoundationNetworking
 /// back — so whatever races (a cancel against a completion, the deadline against a retry), one
 /// delivery comes out.
 ///
-/// `Task` is the transport task type (``TransportTask`` in the library; a plain class in tests).
-struct TransferLifecycle<Task: AnyObject> {
+/// `Task` is the transport task type (`any TransportTask` in the library; a plain class in tests).
+struct TransferLifecycle<Task> {
     enum Phase {
         /// Made, not submitted yet.
         case idle

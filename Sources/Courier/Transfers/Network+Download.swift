@@ -20,14 +20,14 @@ extension Network {
     ///     monotonic, ending at 100%.
     ///   - completion: The destination URL, or the error.
     /// - Returns: A handle to cancel the download; cancelling keeps the partial file for a resume.
-    @discardableResult
+    @discardableResult @preconcurrency
     public func download<R: NetworkRequest>(
         _ request: R,
         to destination: URL,
         options: DownloadOptions = [],
         callbackQueue: DispatchQueue? = nil,
-        progress: ((TransferProgress) -> Void)? = nil,
-        completion: @escaping (Result<URL, any Error>) -> Void
+        progress: (@Sendable (TransferProgress) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<URL, any Error>) -> Void
     ) -> NetworkTask {
         core.download(request, to: destination, options: options,
                       target: .queue(callbackQueue ?? self.callbackQueue), progress: progress, completion: completion)
@@ -37,9 +37,12 @@ extension Network {
 extension NetworkCore {
     func download<R: NetworkRequest>(
         _ request: R, to destination: URL, options: DownloadOptions, target: CallbackTarget,
-        progress: ((TransferProgress) -> Void)?, completion: @escaping (Result<URL, any Error>) -> Void
+        progress: (@Sendable (TransferProgress) -> Void)?, completion: @escaping @Sendable (Result<URL, any Error>) -> Void
     ) -> NetworkTask {
-        submit(DownloadTransfer(core: self, request: request, destination: destination, options: options,
-                                target: target, progress: progress, completion: completion))
+        let baseRequest = prepare(request)
+        let body = DownloadBody(request: request, destination: destination, options: options,
+                                recordedURL: try? baseRequest.get().url?.absoluteString)
+        return submit(Transfer(core: self, request: request, baseRequest: baseRequest, body: body,
+                               delivery: Delivery(target: target, progress: progress, completion: completion)))
     }
 }

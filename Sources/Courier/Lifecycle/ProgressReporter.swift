@@ -3,18 +3,22 @@ import Dispatch
 /// Turns delegate byte counts into throttled, ordered progress events for one transfer.
 ///
 /// Counting happens on the session's delegate queue, so per-chunk work is a comparison, a clock
-/// read and an uncontended lock. Events are handed to the transfer's serial handler queue, which
-/// keeps them in order and puts the completion after the last one.
+/// read and an uncontended lock. Events are handed to the transfer's serial handler queue (see
+/// ``Delivery``), which keeps them in order and puts the completion after the last one.
 ///
 /// Throttling keeps the leading edge (the first bytes show at once) *and* the trailing edge: an
 /// event dropped because it came too soon is sent when the interval ends, unless a newer one
 /// went out first. Without that, a transfer that stalls (a slow server, a paused peer) would
 /// show a stale count for as long as the stall lasts.
-final class ProgressReporter: @unchecked Sendable {
+final class ProgressReporter: @unchecked Sendable {  // `completionDelivered` is confined to `queue`.
     /// At most one event per interval per direction: 20 a second.
     static let interval: UInt64 = 50_000_000
 
-    private let handler: UncheckedSendable<(TransferProgress) -> Void>
+    private let handler: @Sendable (TransferProgress) -> Void
+    /// The transfer's serial handler queue.
+    private let queue: DispatchQueue
+    /// Whether the transfer was cancelled: events still queued then are dropped.
+    private let isCancelled: @Sendable () -> Bool
 
     /// One direction's throttle.
     private struct Throttle {
@@ -53,14 +57,17 @@ final class ProgressReporter: @unchecked Sendable {
     // which no event may reach the caller.
     private var completionDelivered = false
 
-    init(_ handler: @escaping (TransferProgress) -> Void) {
-        self.handler = UncheckedSendable(handler)
+    init(_ handler: @escaping @Sendable (TransferProgress) -> Void, queue: DispatchQueue,
+         isCancelled: @escaping @Sendable () -> Bool) {
+        self.handler = handler
+        self.queue = queue
+        self.isCancelled = isCancelled
     }
 
     /// Offers an event; it goes out if the interval has passed since the last one, or if
     /// `force` is set (the final event) and it says something new. Otherwise it is held and
     /// goes out when the interval ends, unless a newer event replaces it.
-    func update(_ progress: TransferProgress, force: Bool = false, via transfer: Transfer) {
+    func update(_ progress: TransferProgress, force: Bool = false) {
         let flushDelay: UInt64? = state.withLock { $0.throttle(progress.direction) { throttle in
             // Nothing new: dropping it also keeps the events monotonic.
             guard progress.completedBytes > throttle.bytes else { return nil }
@@ -71,44 +78,44 @@ final class ProgressReporter: @unchecked Sendable {
                 throttle.flushScheduled = true
                 return wait
             }
-            send(progress, now: now, throttle: &throttle, via: transfer)
+            send(progress, now: now, throttle: &throttle)
             return nil
         } }
-        if let flushDelay { scheduleFlush(progress.direction, after: flushDelay, via: transfer) }
+        if let flushDelay { scheduleFlush(progress.direction, after: flushDelay) }
     }
 
-    private func scheduleFlush(_ direction: TransferProgress.Direction, after delay: UInt64, via transfer: Transfer) {
+    private func scheduleFlush(_ direction: TransferProgress.Direction, after delay: UInt64) {
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(delay))) { [self] in
-            flush(direction, via: transfer)
+            flush(direction)
         }
     }
 
     /// Sends the event held back during the interval that just ended, if nothing newer went out.
     /// If a regular event went out after this timer was armed, the interval restarted then: the
     /// timer is re-armed for the rest of it, so the spacing holds.
-    private func flush(_ direction: TransferProgress.Direction, via transfer: Transfer) {
+    private func flush(_ direction: TransferProgress.Direction) {
         let rearm: UInt64? = state.withLock { $0.throttle(direction) { throttle in
             let now = DispatchTime.now().uptimeNanoseconds
             if let wait = throttle.remainingWait(at: now) { return wait }
             throttle.flushScheduled = false
             guard let held = throttle.held, held.completedBytes > throttle.bytes else { return nil }
-            send(held, now: now, throttle: &throttle, via: transfer)
+            send(held, now: now, throttle: &throttle)
             return nil
         } }
-        if let rearm { scheduleFlush(direction, after: rearm, via: transfer) }
+        if let rearm { scheduleFlush(direction, after: rearm) }
     }
 
     /// Records `progress` as sent and queues it for the caller. Called under the lock, so events
     /// reach the serial handler queue in the order they were decided; that queue exists whenever
     /// a reporter does, so nothing of the caller's runs under the lock.
-    private func send(_ progress: TransferProgress, now: UInt64, throttle: inout Throttle, via transfer: Transfer) {
+    private func send(_ progress: TransferProgress, now: UInt64, throttle: inout Throttle) {
         throttle.time = now
         throttle.bytes = progress.completedBytes
         throttle.held = nil
-        transfer.onHandlerQueue { [self] in
+        queue.async { [self] in
             // Bytes that arrive after a cancel are dropped, and nothing follows the completion.
-            guard !completionDelivered, !transfer.wasCancelled else { return }
-            handler.value(progress)
+            guard !completionDelivered, !isCancelled() else { return }
+            handler(progress)
         }
     }
 

@@ -1,0 +1,306 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A response body streamed to disk, resumable by hand.
+///
+/// URLSession's own download tasks cannot be used on Linux: their resume data is always `nil`,
+/// and they leave `TMPDIR/<UUID>.tmp` behind on every outcome. Here every chunk is appended to
+/// `<destination>.partial` (per-chunk work is a copy; a `write` per megabyte), a sidecar keeps
+/// the URL and validator, and a later download sends `Range` + `If-Range` to fetch the rest.
+///
+/// Outcomes:
+/// - complete and valid → `rename(2)` into place, sidecar removed;
+/// - cancelled, timed out, connection lost, disk full → partial file and sidecar kept;
+/// - error status → the error page is collected in memory (never written to the partial file).
+///
+/// **One lock.** All of the download's own state is in ``FileState`` behind one lock: written by
+/// the transport's events (on the delegate queue), and closed by an early end from whichever
+/// thread ended the transfer (not through the delegate queue, where the close would wait behind
+/// up to 256 queued chunks). The request's `validate` and `convertError` run outside it.
+final class DownloadBody<Request: NetworkRequest>: TransferBody {
+    typealias Output = URL
+
+    private let request: Request
+    private let files: DownloadFiles
+    private let options: DownloadOptions
+    /// The URL a sidecar records and is matched against: the request's own (with the Network's
+    /// defaults), not the one an interceptor or a redirect made of it, which may change every time.
+    private let recordedURL: String?
+
+    /// Where the body is going.
+    private enum Sink {
+        /// No response yet (or between tasks).
+        case waiting
+        /// Appending to the partial file.
+        case file(FileHandle)
+        /// An unacceptable status: its body is kept in memory for the error.
+        case errorBody(HTTPURLResponse, Data)
+        /// The server refused the range (`416`, or an unusable `206`): the body is ignored and
+        /// the transfer starts over without `Range` once this task completes.
+        case restart
+    }
+
+    private struct FileState {
+        var sink: Sink = .waiting
+        /// Chunks gathered for the next write.
+        var buffer = Data()
+        /// Bytes of the body so far, written or still in `buffer`.
+        var written: Int64 = 0
+        var expectedTotal: Int64?
+        var canResume = false
+        /// Where the current task's body starts in the file (its `Range`), set when it is made.
+        var resumeOffset: Int64 = 0
+        /// Set before a restart from byte 0 (after a refused range); read when the next task is made.
+        var startOver = false
+        /// Set once the transfer has ended without success: nothing may be opened after that.
+        var abandoned = false
+    }
+
+    private let state = Locked(FileState())
+
+    /// Chunks are gathered and written 1 MB at a time: one `write` per 64 chunks keeps the
+    /// delegate queue ahead of libcurl, which on Linux never waits for a slow consumer (the
+    /// backlog would pile up in memory).
+    private static var writeBlockSize: Int { 1 << 20 }
+
+    /// Error pages are for reading, not for filling memory.
+    private static var errorBodyLimit: Int { 4 << 20 }
+
+    init(request: Request, destination: URL, options: DownloadOptions, recordedURL: String?) {
+        self.request = request
+        self.files = DownloadFiles(destination: destination)
+        self.options = options
+        self.recordedURL = recordedURL
+    }
+
+    var startsOffThread: Bool { false }
+    var uploadsFromFile: Bool { false }
+
+    /// Checks the destination, and asks for the rest of a partial file left by an earlier attempt
+    /// when its sidecar says it came from this request's URL.
+    func makeTask(in transport: any Transport, for attemptRequest: URLRequest) throws -> any TransportTask {
+        var urlRequest = attemptRequest
+        try files.checkDestination(options: options)
+        // A start-over is asked for once (after a refused range); later attempts resume again.
+        let startOver = state.withLock { state in
+            defer { state.startOver = false }
+            return state.startOver
+        }
+        var offset: Int64 = 0
+        if options.contains(.noResume) || startOver {
+            files.removeResumeState()
+        } else if let record = files.loadRecord(), record.url == recordedURL,
+                  let size = files.partialSize(), size > 0 {
+            urlRequest.setValue("bytes=\(size)-", forHTTPHeaderField: "Range")
+            urlRequest.setValue(record.validator, forHTTPHeaderField: "If-Range")
+            offset = size
+        } else {
+            // Bytes of unknown origin cannot be trusted: start clean.
+            files.removeResumeState()
+        }
+        state.withLock { $0.resumeOffset = offset }
+        return transport.makeDataTask(with: urlRequest)
+    }
+
+    func didReceive(head http: HTTPURLResponse) -> BodyStep {
+        let head = HTTPResponse(http, body: Data())
+        let offset = state.withLock { $0.resumeOffset }
+        if offset > 0 {
+            if http.statusCode == 206, let range = ContentRange(http.value(forHTTPHeaderField: "Content-Range")),
+               range.start == offset {
+                let rest = http.expectedContentLength
+                return open(appendingAt: offset, total: range.total ?? (rest >= 0 ? offset + rest : nil), response: http, head: head)
+            }
+            if http.statusCode == 206 || http.statusCode == 416 {
+                // A range we did not ask for, or one the server cannot serve: start over.
+                state.withLock { $0.sink = .restart }
+                return BodyStep(observed: head)
+            }
+            // Any other status: the server ignored the range or the file changed (If-Range
+            // mismatch gives 200). Handled below like a first attempt.
+        }
+        // The request's own code, outside the lock.
+        guard (try? request.validate(head)) != nil else {
+            state.withLock { $0.sink = .errorBody(http, Data()) }
+            return BodyStep(observed: head)
+        }
+        let length = http.expectedContentLength
+        return open(appendingAt: 0, total: length >= 0 ? length : nil, response: http, head: head)
+    }
+
+    func didReceive(data: Data) -> BodyStep {
+        state.withLock { state in
+            switch state.sink {
+            case let .file(handle):
+                state.buffer.append(data)
+                state.written += Int64(data.count)
+                if state.buffer.count >= Self.writeBlockSize {
+                    do {
+                        try Self.flush(&state, to: handle)
+                    } catch {
+                        return BodyStep(abort: .fileSystem(files.partial, error))
+                    }
+                }
+                return BodyStep(progress: Self.progress(of: state))
+            case .errorBody(let response, var body):
+                if body.count < Self.errorBodyLimit { body.append(data) }
+                state.sink = .errorBody(response, body)
+                return .proceed
+            case .waiting, .restart:
+                return .proceed
+            }
+        }
+    }
+
+    func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) -> BodyStep { .proceed }
+
+    func didRejectAuthenticationChallenge() {}
+
+    func reset() {
+        // Only a redirect (whose body was never the file's) gets here: nothing is open.
+        state.withLock { $0.sink = .waiting }
+    }
+
+    func didComplete(error: (any Error)?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<URL> {
+        state.withLock { state in
+            if case .restart = state.sink, error == nil {
+                state.sink = .waiting
+                state.startOver = true
+                return BodyCompletion(outcome: .startOver)
+            }
+            if case .file = state.sink, error == nil, state.expectedTotal.map({ $0 == state.written }) ?? true {
+                // Complete: moved into place only after the transfer has claimed its end, so a
+                // racing cancel cannot leave a renamed file behind a "cancelled" result.
+                return BodyCompletion(outcome: .accepted { [self] in commit() }, progress: Self.progress(of: state))
+            }
+            // Failed attempt: keep what arrived (a retry, or a later call, resumes from it).
+            let failure = Self.attemptError(error, sink: state.sink)
+            closePartial(&state)
+            return BodyCompletion(outcome: .failed(failure.error, response: failure.response))
+        }
+    }
+
+    /// Ended without success (cancel, deadline, disk error, a failed last attempt): the partial
+    /// file, if still open, is flushed and closed, and its sidecar updated, before the completion
+    /// runs, so a caller who downloads again at once finds a consistent partial file. Off the
+    /// caller's thread (the flush may write a megabyte).
+    func abandon(then deliver: @escaping @Sendable () -> Void) {
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            state.withLock { state in
+                state.abandoned = true
+                closePartial(&state)
+            }
+            deliver()
+        }
+    }
+
+    func release() {}
+
+    func convert(_ error: NetworkError, response: HTTPResponse?) -> any Error {
+        request.convertError(error, response: response)
+    }
+
+    // MARK: - Files
+
+    /// Opens the partial file for a body that starts at `offset` of the whole file.
+    private func open(appendingAt offset: Int64, total: Int64?, response: HTTPURLResponse, head: HTTPResponse) -> BodyStep {
+        // Resumable only with a validator: without one, "the rest" might belong to another file.
+        let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
+        return state.withLock { state in
+            guard !state.abandoned else { return .proceed }
+            do {
+                if offset == 0 {
+                    files.removeResumeState()
+                    guard FileManager.default.createFile(atPath: files.partial.path, contents: nil) else {
+                        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: files.partial.path])
+                    }
+                }
+                let handle = try FileHandle(forWritingTo: files.partial)
+                state.buffer = Data(capacity: Self.writeBlockSize + (64 << 10))
+                if offset > 0 {
+                    // Drop anything past the resumed offset (a write that failed half-way). Not for
+                    // a file just created empty: on ext4 a truncate makes the later close() start
+                    // writeback, which cost a cancel 8-36 ms before its completion (measured).
+                    try handle.truncate(atOffset: UInt64(offset))
+                }
+                state.sink = .file(handle)
+                state.written = offset
+                state.expectedTotal = total
+                if offset == 0, let validator, let url = recordedURL {
+                    try files.saveRecord(.init(url: url, validator: validator, bytes: 0))
+                }
+                state.canResume = offset > 0 || validator != nil
+                return BodyStep(progress: Self.progress(of: state), forceProgress: true, observed: head)
+            } catch {
+                state.sink = .waiting
+                return BodyStep(observed: head, abort: .fileSystem(files.partial, error))
+            }
+        }
+    }
+
+    /// The body is complete: flush, close, and rename it into place.
+    private func commit() -> Result<URL, any Error> {
+        state.withLock { state -> Result<URL, NetworkError> in
+            guard case let .file(handle) = state.sink else {
+                return .failure(.transport(URLError(.badServerResponse)))
+            }
+            state.sink = .waiting
+            do {
+                try Self.flush(&state, to: handle)
+                try handle.close()
+                try files.moveIntoPlace(options: options)
+                return .success(files.destination)
+            } catch let error as NetworkError {
+                return .failure(error)
+            } catch {
+                return .failure(.fileSystem(files.partial, error))
+            }
+        }
+        .mapError { request.convertError($0, response: nil) }
+    }
+
+    /// Why an attempt that did not produce a complete file failed.
+    private static func attemptError(_ error: (any Error)?, sink: Sink) -> (error: NetworkError, response: HTTPResponse?) {
+        if let error { return (NetworkError.from(error), nil) }
+        switch sink {
+        case let .errorBody(response, body):
+            let full = HTTPResponse(response, body: body)
+            return (.httpStatus(full), full)
+        case .file:
+            // Shorter than announced: the connection was cut.
+            return (.transport(URLError(.networkConnectionLost)), nil)
+        case .waiting, .restart:
+            return (.transport(URLError(.badServerResponse)), nil)
+        }
+    }
+
+    private static func flush(_ state: inout FileState, to handle: FileHandle) throws {
+        guard !state.buffer.isEmpty else { return }
+        try handle.write(contentsOf: state.buffer)
+        state.buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is buffered, closes the partial file, and either records how far it got or
+    /// removes it. After a failed write the file is shorter than `written`; the record keeps the
+    /// file's real size, which is what a resume asks for.
+    private func closePartial(_ state: inout FileState) {
+        guard case let .file(handle) = state.sink else { return }
+        state.sink = .waiting
+        let flushed = (try? Self.flush(&state, to: handle)) != nil
+        state.buffer = Data()
+        try? handle.close()
+        if !flushed { state.written = files.partialSize() ?? 0 }
+        if state.canResume, !options.contains(.noResume), var record = files.loadRecord() {
+            record.bytes = state.written
+            try? files.saveRecord(record)
+        } else {
+            files.removeResumeState()
+        }
+    }
+
+    private static func progress(of state: FileState) -> TransferProgress {
+        TransferProgress(completedBytes: state.written, totalBytes: state.expectedTotal)
+    }
+}

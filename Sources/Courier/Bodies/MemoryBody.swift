@@ -1,0 +1,156 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A response body collected in memory and turned into the request's `Output`.
+///
+/// Uses a delegate-based data task: tasks made with a completion handler get no progress
+/// callbacks on Linux, and hold the body twice in memory.
+final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendable {
+    // @unchecked: the mutable state below is confined to the session's delegate queue (the
+    // transport's events arrive there one at a time); everything else is immutable.
+    typealias Output = Request.Output
+
+    private let request: Request
+    private let sizeLimit: Int64
+    /// The temporary file a multipart body is written into, deleted when the transfer ends
+    /// (made only for multipart bodies: it costs allocations on every request otherwise).
+    private let uploadFile: TemporaryUploadFile?
+
+    // Confined to the delegate queue; reset by every response head.
+    private var response: HTTPURLResponse?
+    private var received = Data()
+    private var rejectedChallenge = false
+
+    init(request: Request, sizeLimit: Int64) {
+        self.request = request
+        self.sizeLimit = sizeLimit
+        if case .multipart? = request.body { uploadFile = TemporaryUploadFile() } else { uploadFile = nil }
+    }
+
+    var startsOffThread: Bool {
+        if case .multipart? = request.body { return true }
+        return false
+    }
+
+    var uploadsFromFile: Bool {
+        switch request.body {
+        case .file?, .multipart?: return true
+        default: return false
+        }
+    }
+
+    func makeTask(in transport: any Transport, for urlRequest: URLRequest) throws -> any TransportTask {
+        switch request.body {
+        case let .file(url)?:
+            guard FileManager.default.isReadableFile(atPath: url.path) else {
+                throw NetworkError.fileSystem(url, CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path]))
+            }
+            return transport.makeUploadTask(with: urlRequest, fromFile: url)
+        case let .multipart(form)?:
+            guard let uploadFile else { preconditionFailure("init makes the upload file for every multipart body") }
+            return transport.makeUploadTask(with: urlRequest, fromFile: try uploadFile.write(form))
+        default:
+            return transport.makeDataTask(with: urlRequest)
+        }
+    }
+
+    func didReceive(head: HTTPURLResponse) -> BodyStep {
+        response = head
+        received = Data()
+        rejectedChallenge = false
+        let expected = head.expectedContentLength
+        if expected > sizeLimit { return BodyStep(abort: .responseTooLarge(sizeLimit)) }
+        // Reserve what the server announced (bounded, in case it lies) to avoid regrowing the buffer.
+        if expected > 0 { received.reserveCapacity(Int(min(expected, 64 << 20))) }
+        return .proceed
+    }
+
+    func didReceive(data: Data) -> BodyStep {
+        received.append(data)
+        if Int64(received.count) > sizeLimit {
+            received = Data()
+            return BodyStep(abort: .responseTooLarge(sizeLimit))
+        }
+        return BodyStep(progress: downloadProgress)
+    }
+
+    func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) -> BodyStep {
+        let total = totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil
+        return BodyStep(progress: TransferProgress(completedBytes: totalBytesSent, totalBytes: total, direction: .upload),
+                        forceProgress: totalBytesSent == total)
+    }
+
+    func didRejectAuthenticationChallenge() {
+        rejectedChallenge = true
+    }
+
+    func reset() {
+        response = nil
+        received = Data()
+    }
+
+    func didComplete(error: (any Error)?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output> {
+        var error = error
+        if rejectedChallenge, response != nil, (error as? URLError)?.code == .cancelled {
+            error = nil
+        }
+        let progress = error == nil ? downloadProgress : nil
+        let full = response.map { HTTPResponse($0, body: received) }
+        reset()
+        return BodyCompletion(outcome: outcome(of: full, error: error, redirectLimitHit: redirectLimitHit),
+                              progress: progress, observed: full)
+    }
+
+    private func outcome(of full: HTTPResponse?, error: (any Error)?, redirectLimitHit: HTTPResponse?) -> AttemptOutcome<Output> {
+        if let error { return .failed(NetworkError.from(error), response: full) }
+        if let redirect = redirectLimitHit { return .failed(.tooManyRedirects(full ?? redirect), response: full ?? redirect) }
+        guard let full else { return .failed(.transport(URLError(.badServerResponse)), response: nil) }
+        let request = self.request
+        return .judge(bodySize: full.body.count) { Self.judge(full, for: request) }
+    }
+
+    /// Runs the request's own `validate` and `output` on a complete response.
+    private static func judge(_ response: HTTPResponse, for request: Request) -> AttemptOutcome<Output> {
+        do {
+            try request.validate(response)
+        } catch let error as NetworkError {
+            return .failed(error, response: response)
+        } catch {
+            // An error of the request's own making: final, and passed on as it is.
+            return .rejected(error)
+        }
+        let result = output(of: response, for: request)
+        return .accepted { result }
+    }
+
+    /// Produces the output of an accepted response, mapping a decoding failure through `convertError`.
+    static func output(of response: HTTPResponse, for request: Request) -> Result<Output, any Error> {
+        do {
+            return .success(try request.output(from: response.body, response: response))
+        } catch let error as NetworkError {
+            return .failure(request.convertError(error, response: response))
+        } catch {
+            return .failure(request.convertError(.decodingFailed(error, response), response: response))
+        }
+    }
+
+    func abandon(then deliver: @escaping @Sendable () -> Void) {
+        deliver()
+    }
+
+    func release() {
+        uploadFile?.remove()
+    }
+
+    func convert(_ error: NetworkError, response: HTTPResponse?) -> any Error {
+        request.convertError(error, response: response)
+    }
+
+    private var downloadProgress: TransferProgress? {
+        guard let response else { return nil }
+        let expected = response.expectedContentLength
+        return TransferProgress(completedBytes: Int64(received.count), totalBytes: expected >= 0 ? expected : nil)
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the rest of the core sees of a transfer, whatever its body: the registry routes the
+/// transport's events to it, the request queue starts it, a ``NetworkTask`` cancels it.
+protocol ScheduledTransfer: AnyObject, Sendable {
+    /// Whether starting it is heavy enough to keep off the scheduling thread.
+    var startsOffThread: Bool { get }
+    /// Sets the first attempt going.
+    func submit()
+    /// Starts an attempt in the slot the request queue just granted. Returns `false` when the
+    /// transfer ended while it waited: the caller then takes the slot back.
+    func start() -> Bool
+    /// Ends the transfer early with `error` (cancel, deadline); does nothing once it has ended.
+    func end(with error: NetworkError)
+
+    var publicState: NetworkTask.State { get }
+    var attemptCount: Int { get }
+
+    // Transport events, on the session's delegate queue, one at a time.
+    func didReceive(response: URLResponse)
+    func didReceive(data: Data)
+    func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
+    func didComplete(error: (any Error)?)
+    func didRejectAuthenticationChallenge()
+    /// A redirect of the current attempt: the request to follow it with, or `nil` to stop and
+    /// take the redirect response as the answer.
+    func redirect(_ response: HTTPURLResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest?
+}
+
+extension ScheduledTransfer {
+    /// Cancels the transfer: the completion receives ``NetworkError/cancelled`` at once.
+    func cancel() {
+        end(with: .cancelled)
+    }
+}

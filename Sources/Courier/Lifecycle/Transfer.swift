@@ -1,0 +1,338 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One scheduled request, from `schedule` to its one completion: the owner of a
+/// ``TransferLifecycle``, which decides, and of a ``TransferBody``, which reads the response.
+///
+/// Every event goes the same way: under the transfer's one lock the lifecycle takes the event and
+/// returns an action; after the lock is released the action is carried out. So no user code
+/// (interceptors, observers, `validate`, `output`, `convertError`, completions, progress) ever
+/// runs under the lock, and the order of events alone decides the outcome.
+///
+/// **Cancel never blocks.** Ending a running transfer early cancels its transport task on a
+/// background queue, never on the caller's thread and never under a lock: on Linux
+/// `URLSessionTask.cancel()` blocks for milliseconds to seconds and keeps delivering data while it
+/// does. The task is detached from the registry first, so those late bytes are dropped unread.
+///
+/// **Attempts.** Each attempt is adapted by the interceptors, waits for a slot, runs, and on
+/// failure asks the retry policy and interceptors whether to go again. Between attempts the
+/// transfer holds no slot: a token fetch or a `Retry-After` wait never blocks other requests, and
+/// a cancel then ends it at once. The deadline covers all attempts.
+final class Transfer<Body: TransferBody>: ScheduledTransfer {
+    typealias Lifecycle = TransferLifecycle<any TransportTask>
+
+    /// How long a cancelled task may keep its slot while the transport has not confirmed its end.
+    static var drainFallback: TimeInterval { 10 }
+
+    private let core: NetworkCore
+    private let id: UInt64
+    private let timeout: TimeInterval
+    private let retryPolicy: RetryPolicy
+    /// The request as built and completed with the Network's defaults, before interceptors.
+    private let baseRequest: Result<URLRequest, NetworkError>
+    private let body: Body
+    private let delivery: Delivery<Body.Output>
+
+    private struct State {
+        var lifecycle = Lifecycle()
+        var deadline: DispatchSourceTimer?
+        var backoff: DispatchSourceTimer?
+        /// A `307`/`308` of a request with a body, which Courier follows itself with a new task
+        /// once the current one completes (FoundationNetworking would drop the body).
+        var pendingRedirect: URLRequest?
+        /// The redirect the current attempt refused to follow, at the redirect limit.
+        var redirectLimitHit: HTTPResponse?
+    }
+
+    private let state = Locked(State())
+
+    /// - Parameter baseRequest: `request` built and completed with the Network's defaults
+    ///   (``NetworkCore/prepare(_:)``), or why it could not be.
+    init<R: NetworkRequest>(core: NetworkCore, request: R, baseRequest: Result<URLRequest, NetworkError>,
+                            body: Body, delivery: Delivery<Body.Output>) {
+        self.core = core
+        self.id = core.nextTransferID()
+        self.timeout = request.timeout
+        self.retryPolicy = request.retryPolicy ?? core.retryPolicy.withLock { $0 }
+        self.baseRequest = baseRequest
+        self.body = body
+        self.delivery = delivery
+    }
+
+    var startsOffThread: Bool { body.startsOffThread }
+
+    var publicState: NetworkTask.State { state.withLock { $0.lifecycle.publicState } }
+
+    var attemptCount: Int { state.withLock { $0.lifecycle.attempts } }
+
+    /// What observers and interceptors learn about the current attempt.
+    private var context: RequestContext {
+        let (attempts, request) = state.withLock { ($0.lifecycle.attempts, $0.lifecycle.request) }
+        return context(attempt: max(1, attempts), url: request?.url)
+    }
+
+    private func context(attempt: Int, url: URL?) -> RequestContext {
+        let base = try? baseRequest.get()
+        let method = (state.withLock { $0.lifecycle.request?.httpMethod } ?? base?.httpMethod).map(HTTPMethod.init(rawValue:))
+        return RequestContext(id: id, attempt: attempt, method: method ?? .get, url: url ?? base?.url)
+    }
+
+    // MARK: - Events in
+
+    func submit() {
+        switch baseRequest {
+        case let .failure(error): handle { $0.abort(error) }   // no usable request: fail at once, no slot
+        case .success: handle { $0.submit() }
+        }
+    }
+
+    func start() -> Bool {
+        let action = event { state in
+            let action = state.lifecycle.slotGranted()
+            if case .makeTask = action {
+                state.pendingRedirect = nil
+                state.redirectLimitHit = nil
+            }
+            return action
+        }
+        if case .releaseSlot = action { return false }
+        perform(action)
+        return true
+    }
+
+    func end(with error: NetworkError) {
+        handle { $0.abort(error) }
+    }
+
+    func didReceive(response: URLResponse) {
+        guard let http = response as? HTTPURLResponse else { return }
+        apply(body.didReceive(head: http))
+    }
+
+    func didReceive(data: Data) {
+        apply(body.didReceive(data: data))
+    }
+
+    func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        apply(body.didSend(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend))
+    }
+
+    func didRejectAuthenticationChallenge() {
+        body.didRejectAuthenticationChallenge()
+    }
+
+    func didComplete(error: (any Error)?) {
+        let (pendingRedirect, redirectLimitHit) = state.withLock { state in
+            _ = state.lifecycle.taskCompleted()
+            defer { state.pendingRedirect = nil }
+            return (state.pendingRedirect, state.redirectLimitHit)
+        }
+        if error == nil, let next = pendingRedirect {
+            body.reset()
+            restart(with: next)
+            return
+        }
+        let completion = body.didComplete(error: error, redirectLimitHit: redirectLimitHit)
+        if let progress = completion.progress { delivery.report(progress, force: true) }
+        if let observed = completion.observed {
+            let context = self.context
+            core.observers.forEach { $0.didReceive(observed, context: context) }
+        }
+        conclude(completion.outcome)
+    }
+
+    func redirect(_ response: HTTPURLResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
+        let limit = core.maximumRedirects.withLock { $0 }
+        let (follow, original) = state.withLock { state -> (Bool, URLRequest?) in
+            let follow = state.lifecycle.redirected(maximum: limit)
+            if !follow { state.redirectLimitHit = HTTPResponse(response, body: Data()) }
+            return (follow, state.lifecycle.request)
+        }
+        guard follow else { return nil }
+        let next = RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original)
+        if RedirectPolicy.mustReplayBody(response, previous ?? original, bodyFromFile: body.uploadsFromFile) {
+            // FoundationNetworking would re-send this without its body: stop its redirect here
+            // (it then completes the task) and follow with a new task (see didComplete).
+            state.withLock { $0.pendingRedirect = next }
+            return nil
+        }
+        return next
+    }
+
+    // MARK: - Judging an attempt
+
+    /// Acts on what the body made of a finished task.
+    private func conclude(_ outcome: AttemptOutcome<Body.Output>) {
+        switch outcome {
+        case let .accepted(commit):
+            let action = event { $0.lifecycle.succeeded() }
+            if case let .end(ending) = action {
+                finish(ending, committing: commit)
+            }
+        case let .judge(size, judge):
+            if size <= AttemptOutcome<Body.Output>.inlineJudgingLimit {
+                conclude(judge())
+            } else {
+                core.workQueue.async { [self] in conclude(judge()) }
+            }
+        case let .failed(error, response):
+            handle { $0.attemptFailed(error, response: response) }
+        case let .rejected(error):
+            handle { $0.rejected(error) }
+        case .startOver:
+            restart(with: nil)
+        }
+    }
+
+    /// Goes on with a new task for the same attempt, made on the start queue (never on the
+    /// delegate queue, where this is called: making a task may wait for URLSession).
+    private func restart(with next: URLRequest?) {
+        core.requestQueue.startQueue.async { [self] in handle { $0.restart(with: next) } }
+    }
+
+    private func apply(_ step: BodyStep) {
+        if let progress = step.progress { delivery.report(progress, force: step.forceProgress) }
+        if let observed = step.observed {
+            let context = self.context
+            core.observers.forEach { $0.didReceive(observed, context: context) }
+        }
+        if let error = step.abort { end(with: error) }
+    }
+
+    // MARK: - Actions out
+
+    /// Feeds one event to the lifecycle under the lock and returns its action. An ending takes
+    /// the timers with it, in the same critical section, so no timer can fire into a new phase.
+    private func event(_ body: (inout State) -> Lifecycle.Action) -> Lifecycle.Action {
+        state.withLock { state in
+            let action = body(&state)
+            if case .end = action {
+                state.deadline?.cancel()
+                state.backoff?.cancel()
+                state.deadline = nil
+                state.backoff = nil
+            }
+            return action
+        }
+    }
+
+    private func handle(_ body: (inout Lifecycle) -> Lifecycle.Action) {
+        perform(event { body(&$0.lifecycle) })
+    }
+
+    /// Carries out an action, with no lock held.
+    private func perform(_ action: Lifecycle.Action) {
+        switch action {
+        case .none:
+            break
+        case let .adapt(attempt):
+            guard case let .success(request) = baseRequest else { return }
+            core.adapt(request, context: context(attempt: attempt, url: request.url)) { [self] result in
+                handle { $0.adapted(result) }
+            }
+        case .enqueue:
+            core.requestQueue.enqueue(self)
+        case .releaseSlot:
+            core.requestQueue.release()
+        case let .makeTask(request):
+            makeTask(for: request)
+        case let .resume(task, _):
+            let context = self.context
+            if let request = state.withLock({ $0.lifecycle.request }) {
+                core.observers.forEach { $0.willSend(request, context: context) }
+            }
+            task.resume()
+        case let .discard(task):
+            core.registry.detach(task)
+            core.cancelInBackground(task)
+        case let .askRetry(error, response, request, attempt):
+            let context = context(attempt: attempt, url: request.url)
+            core.retryDelay(for: request, error: error, response: response, context: context, policy: retryPolicy) { [self] delay in
+                handle { $0.retryDecided(delay: delay) }
+            }
+        case let .backOff(delay, error, attempt):
+            core.requestQueue.release()
+            let context = self.context(attempt: attempt, url: state.withLock { $0.lifecycle.request?.url })
+            core.observers.forEach { $0.didRetry(after: error, delay: delay, context: context) }
+            let timer = makeTimer(after: delay) { $0.handle { $0.backoffElapsed() } }
+            let armed = state.withLock { state -> Bool in
+                guard case .backingOff = state.lifecycle.phase else { return false }
+                state.backoff = timer
+                return true
+            }
+            if !armed { timer?.cancel() }
+        case let .end(ending):
+            finish(ending, committing: nil)
+        }
+    }
+
+    /// Makes, registers and (through the lifecycle) resumes the transport task for `request`.
+    private func makeTask(for request: URLRequest) {
+        let task: any TransportTask
+        do {
+            task = try body.makeTask(in: core.transport, for: request)
+        } catch {
+            handle { $0.taskCreationFailed(error as? NetworkError ?? NetworkError.from(error)) }
+            return
+        }
+        // Registered first, so that its first callback finds the transfer.
+        core.registry.attach(task, to: self)
+        perform(event { state in
+            let action = state.lifecycle.taskCreated(task)
+            if case .resume(_, armDeadline: true) = action {
+                state.deadline = makeTimer(after: timeout) { $0.end(with: .timedOut) }
+            }
+            return action
+        })
+    }
+
+    /// The transfer has ended: release what it held, then deliver its one completion.
+    private func finish(_ ending: Lifecycle.Ending, committing commit: (@Sendable () -> Result<Body.Output, any Error>)?) {
+        var releaseSlot = ending.heldSlot
+        if let task = ending.taskToCancel {
+            if releaseSlot {
+                // The connection stays busy until the transport confirms the end: the slot goes
+                // back then (see TransferRegistry), not now.
+                let queue = core.requestQueue
+                core.registry.drain(task, fallback: Self.drainFallback) { queue.release() }
+                releaseSlot = false
+            } else {
+                core.registry.detach(task)
+            }
+            core.cancelInBackground(task)
+        }
+        if ending.wasCancelled { delivery.markCancelled() }
+        core.transferDidEnd(self, releasingSlot: releaseSlot)
+        body.release()
+
+        switch ending.outcome {
+        case .success:
+            // Only `conclude` ends a transfer with success, and it always passes the commit.
+            guard let commit else { return assertionFailure("a success ended without its output") }
+            delivery.complete(commit())
+        case let .failure(error, response):
+            let context = self.context
+            core.observers.forEach { $0.didFail(error, context: context) }
+            let body = self.body
+            let delivery = self.delivery
+            body.abandon { delivery.complete(.failure(body.convert(error, response: response))) }
+        case let .rejected(error):
+            let delivery = self.delivery
+            body.abandon { delivery.complete(.failure(error)) }
+        }
+    }
+
+    /// A one-shot timer on the timer queue; `nil` for an infinite (or invalid) interval.
+    private func makeTimer(after interval: TimeInterval, _ fire: @escaping @Sendable (Transfer) -> Void) -> DispatchSourceTimer? {
+        guard interval.isFinite, interval >= 0 else { return nil }
+        let timer = DispatchSource.makeTimerSource(queue: core.timerQueue)
+        timer.setEventHandler { [weak self] in
+            if let self { fire(self) }
+        }
+        timer.schedule(deadline: .now() + interval)
+        timer.resume()
+        return timer
+    }
+}
