@@ -127,7 +127,7 @@ enum CancelCase {
 
 /// The raw URLSession side of case 3: counts bytes on the delegate queue and, at the threshold,
 /// cancels the data task right there, on the thread where it decided to.
-final class CancellingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+final class CancellingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {  // used on the session's serial delegate queue only.
     let threshold: Int64
     let finished = DispatchSemaphore(value: 0)
     let observation = Locked(CancelCase.Observation())

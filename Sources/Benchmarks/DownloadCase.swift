@@ -93,7 +93,7 @@ enum DownloadCase {
 /// On Linux the delegate variant writes `TMPDIR/<UUID>.tmp` and never deletes it; moving it to
 /// the destination is what removes it. scripts/bench points `TMPDIR` at the destination's folder
 /// so the move is a rename, as it is for Courier's `.partial` file, not a 1 GB copy.
-final class DownloadDelegate: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
+final class DownloadDelegate: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {  // used on the session's serial delegate queue only.
     let destination: URL
     let finished = DispatchSemaphore(value: 0)
     let failure = Locked<String?>(nil)
@@ -128,7 +128,7 @@ final class DownloadDelegate: NSObject, URLSessionDownloadDelegate, @unchecked S
 
 /// The reference client of case 2: a delegate-based data task appending every chunk to a file on
 /// the session's delegate queue, with nothing else in between.
-final class DataTaskFileDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+final class DataTaskFileDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {  // used on the session's serial delegate queue only.
     let destination: URL
     let finished = DispatchSemaphore(value: 0)
     let failure = Locked<String?>(nil)

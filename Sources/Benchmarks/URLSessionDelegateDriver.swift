@@ -38,7 +38,7 @@ struct URLSessionDelegateDriver: RequestDriver {
 
 /// The session delegate of ``URLSessionDelegateDriver``: per-task state in a table, as on Linux
 /// per-task delegates are never called.
-final class RoutingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+final class RoutingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {  // used on the session's serial delegate queue only.
     typealias Completion = @Sendable (_ statusCode: Int?, _ bodyBytes: Int, _ error: (any Error)?) -> Void
 
     private struct Entry {

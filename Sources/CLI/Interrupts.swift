@@ -19,7 +19,7 @@ import Foundation
 /// one a worker thread starts a moment later, downloads keep their `.partial` file, and the
 /// command exits with 130. Before that (say, while reading `--data @-` from a terminal), and on
 /// a second signal, for when the user has lost patience, the process exits at once with 130.
-final class Interrupts: @unchecked Sendable {
+final class Interrupts: @unchecked Sendable {  // mutable state is behind its lock; see the properties.
     /// The process's one signal taker; ``start()`` makes it.
     static let shared = Interrupts()
 

@@ -7,7 +7,7 @@ import Darwin
 
 /// stdout and stderr, written with `write(2)` (no buffering to flush before `exit`), under one
 /// lock so that progress redraws and messages from several threads never interleave mid-line.
-final class Console: @unchecked Sendable {
+final class Console: @unchecked Sendable {  // writes are under its lock.
     // `@unchecked` is sound: the stored properties are constants; writes are serialised by `lock`.
     static let shared = Console()
 

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Progress events arrive on Courier's private queues, one per transfer, so everything here is
 /// under a lock. Terminal redraws are throttled to 10 a second: more is invisible and costs CPU.
-final class ProgressDisplay: @unchecked Sendable {
+final class ProgressDisplay: @unchecked Sendable {  // all mutable state is under its lock.
     // `@unchecked` is sound: every mutable property is only touched with `lock` held.
     private let style: ProgressStyle
     private let console: Console

@@ -43,7 +43,7 @@ extension NetworkCore {
 }
 
 /// A result handed from a Courier thread to a blocked caller.
-final class BlockingResult<Output: Sendable>: @unchecked Sendable {
+final class BlockingResult<Output: Sendable>: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
     private let result = Locked<Result<Output, any Error>?>(nil)
 

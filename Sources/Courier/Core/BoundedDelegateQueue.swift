@@ -13,7 +13,7 @@ import Foundation
 /// thread: Courier's callbacks only record and dispatch, and `URLSessionTask.cancel()` (which does
 /// wait for it) runs on a separate queue. A callback added from the delegate queue itself is
 /// never blocked.
-final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
+final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {  // OperationQueue is not annotated; own state is a semaphore and lets.
     /// Callbacks allowed to wait at once: about 4 MB of 16 KB chunks.
     static let limit = 256
 

@@ -5,7 +5,7 @@ import Foundation
 /// `Synchronization.Mutex` would do the same but needs macOS 15 / iOS 18; an `NSLock` works on
 /// every platform Courier supports. `package`, not public: the `courier` tool and the benchmarks
 /// share it, but it is no part of the library's API.
-package final class Locked<State>: @unchecked Sendable {
+package final class Locked<State>: @unchecked Sendable {  // every access to `state` holds `lock`.
     private let lock = NSLock()
     private var state: State
 

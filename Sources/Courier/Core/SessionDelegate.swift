@@ -8,7 +8,7 @@ import FoundationNetworking
 ///
 /// Callbacks arrive one at a time on the Network's serial delegate queue. A task with no
 /// registered transfer has already ended (cancelled, timed out): its callbacks are ignored.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let registry: TransferRegistry
 
     init(registry: TransferRegistry) {

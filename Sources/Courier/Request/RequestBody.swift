@@ -28,7 +28,7 @@ public enum RequestBody: Sendable {
         case .json: return "application/json"
         case .form: return "application/x-www-form-urlencoded"
         case .text: return "text/plain; charset=utf-8"
-        case let .file(url): return MultipartForm.mimeType(forPathExtension: url.pathExtension)
+        case let .file(url): return MIMEType.forPathExtension(url.pathExtension)
         case let .multipart(form): return form.contentType
         }
     }

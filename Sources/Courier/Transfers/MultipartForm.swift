@@ -92,7 +92,7 @@ public struct MultipartForm: Sendable {
     ///   - mimeType: The part's `Content-Type`; `nil` guesses it from the file extension
     ///     (falling back to `application/octet-stream`). CR and LF are removed.
     public mutating func addFile(name: String, fileURL: URL, filename: String? = nil, mimeType: String? = nil) {
-        let type = mimeType ?? Self.mimeType(forPathExtension: fileURL.pathExtension)
+        let type = mimeType ?? MIMEType.forPathExtension(fileURL.pathExtension)
         parts.append(Part(name: name, filename: filename ?? fileURL.lastPathComponent,
                           mimeType: Self.headerSafe(type), content: .file(fileURL)))
     }
@@ -363,31 +363,6 @@ public struct MultipartForm: Sendable {
     private static func headerSafe(_ value: String) -> String {
         String(String.UnicodeScalarView(value.unicodeScalars.filter { $0 != "\r" && $0 != "\n" }))
     }
-
-    /// A MIME type for common extensions; anything unknown is plain bytes, which every server accepts.
-    static func mimeType(forPathExtension pathExtension: String) -> String {
-        mimeTypes[pathExtension.lowercased()] ?? "application/octet-stream"
-    }
-
-    private static let mimeTypes: [String: String] = [
-        "txt": "text/plain",
-        "html": "text/html",
-        "htm": "text/html",
-        "json": "application/json",
-        "xml": "application/xml",
-        "csv": "text/csv",
-        "png": "image/png",
-        "jpg": "image/jpeg",
-        "jpeg": "image/jpeg",
-        "gif": "image/gif",
-        "pdf": "application/pdf",
-        "zip": "application/zip",
-        "gz": "application/gzip",
-        "mp4": "video/mp4",
-        "mp3": "audio/mpeg",
-        "wav": "audio/wav",
-        "bin": "application/octet-stream",
-    ]
 
     /// RFC 2046 `bcharsnospace`; `bchars` adds the space.
     private static let boundaryScalars = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'()+_,-./:=?".unicodeScalars)

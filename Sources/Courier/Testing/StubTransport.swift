@@ -3,42 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A canned answer for a stub ``Network`` (see ``Network/init(stub:callbackQueue:maximumConcurrentRequests:)``).
-public struct StubResponse: Sendable, Hashable {
-    /// The HTTP status code.
-    public var statusCode: Int
-    /// The response header fields.
-    public var headers: [String: String]
-    /// The response body.
-    public var body: Data
-
-    /// Creates a canned answer.
-    public init(statusCode: Int = 200, headers: [String: String] = [:], body: Data = Data()) {
-        self.statusCode = statusCode
-        self.headers = headers
-        self.body = body
-    }
-}
-
-extension Network {
-    /// A network that answers every request with `respond` instead of sending it, for tests of
-    /// code built on Courier and for measuring Courier's own overhead.
-    ///
-    /// Everything else is real: the request is built, queued behind the concurrency limit,
-    /// given a deadline, validated and decoded, and its completion delivered exactly once on the
-    /// callback queue, exactly as with a URLSession. `respond` runs on Courier's delegate queue:
-    /// keep it quick and non-blocking.
-    public convenience init(
-        stub respond: @escaping @Sendable (URLRequest) -> StubResponse,
-        callbackQueue: DispatchQueue = .main,
-        maximumConcurrentRequests: Int = 6
-    ) {
-        self.init(core: NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests) { registry, delegateQueue in
-            StubTransport(respond: respond, registry: registry, delegateQueue: delegateQueue)
-        }, callbackQueue: callbackQueue)
-    }
-}
-
 /// Answers requests from a closure, delivering the events as URLSession's delegate would.
 struct StubTransport: Transport {
     let respond: @Sendable (URLRequest) -> StubResponse
@@ -57,7 +21,7 @@ struct StubTransport: Transport {
 }
 
 /// One stubbed request: on `resume()` its whole answer is delivered on the delegate queue.
-final class StubTask: TransportTask, @unchecked Sendable {
+final class StubTask: TransportTask, Sendable {
     private let request: URLRequest
     private let transport: StubTransport
 
