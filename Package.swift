@@ -11,8 +11,12 @@ let package = Package(
         .executable(name: "courier", targets: ["CourierCLI"]),
     ],
     targets: [
-        // The library depends on the toolchain only: Foundation, FoundationNetworking, Dispatch.
-        .target(name: "Courier"),
+        // The library depends on the toolchain only: Foundation, FoundationNetworking, Dispatch,
+        // and (through CCurl, with dlopen at run time) the libcurl.so.4 FoundationNetworking loads.
+        .target(name: "Courier", dependencies: ["CCurl"]),
+        // Declares the few libcurl functions and constants the curl engine uses, so that no
+        // libcurl headers are needed to build; opens the library with dlopen.
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .executableTarget(name: "CourierCLI", dependencies: ["Courier"], path: "Sources/CLI"),
         // Release-build benchmarks, run by scripts/bench; not a product.
         .executableTarget(name: "Benchmarks", dependencies: ["Courier"], path: "Sources/Benchmarks"),

@@ -24,28 +24,52 @@ public final class Network: Sendable {
 
     let core: NetworkCore
 
+    /// The engine carrying this network's requests: what ``Engine/automatic`` resolved to, or
+    /// ``Engine/urlSession`` where the curl engine was asked for but libcurl cannot be loaded.
+    /// Never ``Engine/automatic``.
+    public let engine: Engine
+
     /// Where completion and progress handlers of ``schedule(_:callbackQueue:progress:completion:)``
     /// run when the call does not name a queue.
     public let callbackQueue: DispatchQueue
 
-    /// Creates a network with its own URLSession (and so its own connection pool).
+    /// Creates a network with its own engine (and so its own connection pool).
     ///
     /// - Parameters:
-    ///   - configuration: The session configuration (copied).
+    ///   - configuration: The session configuration (copied). Docs/Engines.md lists which of its
+    ///     properties each engine honours.
     ///   - callbackQueue: Default queue for completion and progress handlers.
     ///   - maximumConcurrentRequests: How many requests may be in flight at once (at least 1);
     ///     the rest wait in FIFO order.
+    ///   - engine: What carries the requests: libcurl on Linux and URLSession on Apple platforms
+    ///     by default (see ``Engine``); ``engine`` tells which one is in use.
+    ///   - tls: TLS settings (extra certificate authorities, pinned keys, a client certificate,
+    ///     insecure mode). The curl engine only: on URLSession, customised options make every
+    ///     request fail with a clear error rather than be silently ignored.
     public convenience init(
         configuration: URLSessionConfiguration = .default,
         callbackQueue: DispatchQueue = .main,
-        maximumConcurrentRequests: Int = 6
+        maximumConcurrentRequests: Int = 6,
+        engine: Engine = .automatic,
+        tls: TLSOptions = TLSOptions()
     ) {
-        self.init(core: NetworkCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests),
-                  callbackQueue: callbackQueue)
+        let resolved = Engine.resolve(engine)
+        let core: NetworkCore
+        switch resolved {
+        case .curl:
+            core = NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests) { registry, _ in
+                CurlTransport(configuration: configuration, tls: tls, registry: registry)
+            }
+        case .urlSession, .automatic:
+            core = NetworkCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests,
+                               unsupportedSetting: tls.isCustomized ? "TLS options need the curl engine (URLSession has no TLS control on Linux)" : nil)
+        }
+        self.init(core: core, engine: resolved, callbackQueue: callbackQueue)
     }
 
-    init(core: NetworkCore, callbackQueue: DispatchQueue) {
+    init(core: NetworkCore, engine: Engine, callbackQueue: DispatchQueue) {
         self.core = core
+        self.engine = engine
         self.callbackQueue = callbackQueue
     }
 

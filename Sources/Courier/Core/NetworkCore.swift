@@ -40,6 +40,9 @@ final class NetworkCore: Sendable {
     let observerList = Locked<[any NetworkObserver]>([])
     let maximumResponseSize = Locked<Int64>(100 << 20)
     let maximumRedirects = Locked(10)
+    /// A setting the engine cannot honour (say, TLS options on URLSession): every request fails
+    /// with it rather than run without it.
+    let unsupportedSetting: String?
 
     var observers: [any NetworkObserver] { observerList.withLock { $0 } }
 
@@ -55,6 +58,7 @@ final class NetworkCore: Sendable {
         do {
             var urlRequest = try request.makeURLRequest()
             try defaults.withLock { $0 }.apply(to: &urlRequest)
+            if let unsupportedSetting { throw NetworkError.transport(URLError(.secureConnectionFailed, userInfo: [NSLocalizedDescriptionKey: unsupportedSetting])) }
             guard let url = urlRequest.url else { throw NetworkError.invalidURL("the request has no URL") }
             try URLValidation.check(url)
             return .success(urlRequest)
@@ -94,15 +98,17 @@ final class NetworkCore: Sendable {
     }
 
     /// A core over a URLSession made from `configuration`, whose one delegate feeds the registry.
-    convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int) {
-        self.init(maximumConcurrentRequests: maximumConcurrentRequests) { registry, delegateQueue in
+    convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int, unsupportedSetting: String? = nil) {
+        self.init(maximumConcurrentRequests: maximumConcurrentRequests, unsupportedSetting: unsupportedSetting) { registry, delegateQueue in
             URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry),
                        delegateQueue: BoundedDelegateQueue(underlying: delegateQueue))
         }
     }
 
     /// A core over the transport `makeTransport` builds around the registry and delegate queue.
-    init(maximumConcurrentRequests: Int, makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
+    init(maximumConcurrentRequests: Int, unsupportedSetting: String? = nil,
+         makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
+        self.unsupportedSetting = unsupportedSetting
         delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)
         let startQueue = DispatchQueue(label: "courier.start", qos: .userInitiated)
         timerQueue = DispatchQueue(label: "courier.timers", qos: .userInitiated)
@@ -135,26 +141,6 @@ final class NetworkCore: Sendable {
         return NetworkTask(transfer)
     }
 
-    /// Cancels a transport task in the background, a moment after its transfer ended.
-    ///
-    /// Never on the caller's thread or under a lock: on Linux `URLSessionTask.cancel()` blocks its
-    /// caller (milliseconds to seconds). And not at once: FoundationNetworking traps ("task not in
-    /// the registry") when its cancel races the task's own end, which it reports on another
-    /// thread. A task that ends within ``cancelDelay`` (any short response) is then never
-    /// cancelled at all, which closes that window for everything but transfers that happen to
-    /// end exactly as the delayed cancel lands. The caller is not kept waiting: its completion
-    /// was delivered already, and bytes arriving meanwhile are dropped unread.
-    func cancelInBackground(_ task: any TransportTask) {
-        let task = UncheckedSendable(task)  // URLSessionTask is thread-safe; not annotated on Linux.
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.cancelDelay) {
-            guard !task.value.hasCompleted else { return }
-            task.value.cancel()
-        }
-    }
-
-    /// How long after a transfer ends early its transport task is cancelled; see ``cancelInBackground(_:)``.
-    static let cancelDelay: TimeInterval = 0.025
-
     /// Bookkeeping once a transfer has ended: frees its slot and, if the Network is gone and
     /// this was the last transfer, invalidates the session.
     func transferDidEnd(_ transfer: any ScheduledTransfer, releasingSlot: Bool) {
@@ -165,20 +151,28 @@ final class NetworkCore: Sendable {
     }
 
     func cancelAll() {
-        for transfer in registry.liveTransfers {
-            transfer.cancel()
-        }
+        cancel(registry.liveTransfers)
     }
 
     func close() {
-        for transfer in registry.close() {
-            transfer.cancel()
+        cancel(registry.close())
+    }
+
+    /// Cancels the queued transfers first: cancelling a running one frees its slot (at once on
+    /// the curl engine), which would otherwise start a queued one that is about to be cancelled.
+    private func cancel(_ transfers: [any ScheduledTransfer]) {
+        let (queued, started) = transfers.reduce(into: ([any ScheduledTransfer](), [any ScheduledTransfer]())) { split, transfer in
+            if transfer.publicState == .queued { split.0.append(transfer) } else { split.1.append(transfer) }
         }
+        for transfer in queued + started { transfer.cancel() }
     }
 
     /// The reason a blocking call on the current thread could never finish, or `nil`.
     func deadlockReason() -> String? {
-        DispatchQueue.getSpecific(key: Self.internalQueueKey).map { "called on \($0), which the request itself needs" }
+        if let queue = DispatchQueue.getSpecific(key: Self.internalQueueKey) {
+            return "called on \(queue), which the request itself needs"
+        }
+        return CurlLoop.isCurrentThreadALoop ? "called on the curl engine's loop thread, which the request itself needs" : nil
     }
 
     /// The owning ``Network`` is gone: let running and queued transfers end, then release the session

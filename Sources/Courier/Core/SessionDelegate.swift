@@ -35,13 +35,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let transfer = registry.transfer(for: task) else {
-            // An ended transfer's task is over at last: its slot (if draining) is free now.
-            registry.taskDidComplete(task)
-            return
-        }
-        registry.detach(task)
-        transfer.didComplete(error: error)
+        registry.complete(task, error: error)
     }
 
     /// Redirects: Courier counts them (``Network/maximumRedirects``), keeps method and body on

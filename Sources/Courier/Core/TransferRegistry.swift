@@ -76,7 +76,18 @@ final class TransferRegistry: Sendable {
         }
     }
 
-    /// URLSession reports `task` complete: if it was draining, its slot is free now.
+    /// The transport reports `task` over (`error` is why, `nil` for success): its transfer hears
+    /// of it, or, if the transfer has ended already, a slot kept for the task is free now.
+    func complete(_ task: any TransportTask, error: (any Error)?) {
+        guard let transfer = transfer(for: task) else {
+            taskDidComplete(task)
+            return
+        }
+        detach(task)
+        transfer.didComplete(error: error)
+    }
+
+    /// The transport reports `task` complete: if it was draining, its slot is free now.
     func taskDidComplete(_ task: any TransportTask) {
         let entry = state.withLock { $0.byTask.removeValue(forKey: ObjectIdentifier(task)) }
         if case let .draining(slot)? = entry { slot.release() }

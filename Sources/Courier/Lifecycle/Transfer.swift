@@ -246,7 +246,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             task.resume()
         case let .discard(task):
             core.registry.detach(task)
-            core.cancelInBackground(task)
+            core.transport.cancel(task)
         case let .askRetry(error, response, request, attempt):
             let context = context(attempt: attempt, url: request.url)
             core.retryDelay(for: request, error: error, response: response, context: context, policy: retryPolicy) { [self] delay in
@@ -301,7 +301,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             } else {
                 core.registry.detach(task)
             }
-            core.cancelInBackground(task)
+            core.transport.cancel(task)
         }
         if ending.wasCancelled { delivery.markCancelled() }
         core.transferDidEnd(self, releasingSlot: releaseSlot)

@@ -10,7 +10,8 @@ extension Network {
     /// Everything else is real: the request is built, queued behind the concurrency limit,
     /// given a deadline, validated and decoded, and its completion delivered exactly once on the
     /// callback queue, exactly as with a URLSession. `respond` runs on Courier's delegate queue:
-    /// keep it quick and non-blocking.
+    /// keep it quick and non-blocking. Its ``Network/engine`` is ``Network/Engine/urlSession``,
+    /// whose delegate delivery it imitates.
     public convenience init(
         stub respond: @escaping @Sendable (URLRequest) -> StubResponse,
         callbackQueue: DispatchQueue = .main,
@@ -18,6 +19,6 @@ extension Network {
     ) {
         self.init(core: NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests) { registry, delegateQueue in
             StubTransport(respond: respond, registry: registry, delegateQueue: delegateQueue)
-        }, callbackQueue: callbackQueue)
+        }, engine: .urlSession, callbackQueue: callbackQueue)
     }
 }

@@ -17,6 +17,10 @@ struct StubTransport: Transport {
         StubTask(request: request, transport: self)
     }
 
+    func cancel(_ task: any TransportTask) {
+        task.cancel()
+    }
+
     func invalidate() {}
 }
 

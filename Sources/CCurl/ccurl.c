@@ -1,0 +1,165 @@
+// Loads libcurl with dlopen and forwards to it through typed function pointers. See CCurl.h.
+#include "CCurl.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+// The libcurl entry points, as libcurl declares them (CURLcode and CURLMcode are C enums: int).
+static struct {
+    int (*global_init)(long flags);
+    char *(*version)(void);
+    const char *(*easy_strerror)(int code);
+    ccurl_easy *(*easy_init)(void);
+    void (*easy_cleanup)(ccurl_easy *);
+    void (*easy_reset)(ccurl_easy *);
+    int (*easy_setopt)(ccurl_easy *, int option, ...);
+    int (*easy_getinfo)(ccurl_easy *, int info, ...);
+    int (*easy_pause)(ccurl_easy *, int bitmask);
+    ccurl_multi *(*multi_init)(void);
+    int (*multi_cleanup)(ccurl_multi *);
+    int (*multi_setopt)(ccurl_multi *, int option, ...);
+    int (*multi_add_handle)(ccurl_multi *, ccurl_easy *);
+    int (*multi_remove_handle)(ccurl_multi *, ccurl_easy *);
+    int (*multi_perform)(ccurl_multi *, int *running);
+    int (*multi_poll)(ccurl_multi *, void *extra_fds, unsigned extra_count, int timeout_ms, int *ready);
+    int (*multi_wakeup)(ccurl_multi *);
+    void *(*multi_info_read)(ccurl_multi *, int *queued);
+    ccurl_slist *(*slist_append)(ccurl_slist *, const char *);
+    void (*slist_free_all)(ccurl_slist *);
+} curl;
+
+// struct CURLMsg, as libcurl lays it out.
+struct ccurl_message {
+    int msg;
+    ccurl_easy *easy_handle;
+    union {
+        void *whatever;
+        int result;
+    } data;
+};
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+// Why the library is not usable; emptied once it has loaded.
+static char load_failure[256] = "not loaded";
+
+#if defined(__APPLE__)
+static const char *const library_names[] = {"/usr/lib/libcurl.4.dylib", "libcurl.4.dylib", NULL};
+#else
+// The OpenSSL build FoundationNetworking links, never the GnuTLS or NSS variants.
+static const char *const library_names[] = {"libcurl.so.4", NULL};
+#endif
+
+#define BIND(field, symbol)                                                              \
+    do {                                                                                 \
+        *(void **)(&curl.field) = dlsym(handle, symbol);                                 \
+        if (curl.field == NULL) {                                                        \
+            snprintf(load_failure, sizeof load_failure, "libcurl has no %s", symbol);    \
+            return;                                                                      \
+        }                                                                                \
+    } while (0)
+
+static void load_library(void) {
+    void *handle = NULL;
+    for (const char *const *name = library_names; *name != NULL && handle == NULL; name++) {
+        handle = dlopen(*name, RTLD_NOW | RTLD_LOCAL);
+    }
+    if (handle == NULL) {
+        const char *reason = dlerror();
+        snprintf(load_failure, sizeof load_failure, "cannot load %s: %s", library_names[0],
+                 reason ? reason : "not found");
+        return;
+    }
+    BIND(global_init, "curl_global_init");
+    BIND(version, "curl_version");
+    BIND(easy_strerror, "curl_easy_strerror");
+    BIND(easy_init, "curl_easy_init");
+    BIND(easy_cleanup, "curl_easy_cleanup");
+    BIND(easy_reset, "curl_easy_reset");
+    BIND(easy_setopt, "curl_easy_setopt");
+    BIND(easy_getinfo, "curl_easy_getinfo");
+    BIND(easy_pause, "curl_easy_pause");
+    BIND(multi_init, "curl_multi_init");
+    BIND(multi_cleanup, "curl_multi_cleanup");
+    BIND(multi_setopt, "curl_multi_setopt");
+    BIND(multi_add_handle, "curl_multi_add_handle");
+    BIND(multi_remove_handle, "curl_multi_remove_handle");
+    BIND(multi_perform, "curl_multi_perform");
+    BIND(multi_poll, "curl_multi_poll");  // 7.66+; curl_multi_wakeup needs 7.68
+    BIND(multi_wakeup, "curl_multi_wakeup");
+    BIND(multi_info_read, "curl_multi_info_read");
+    BIND(slist_append, "curl_slist_append");
+    BIND(slist_free_all, "curl_slist_free_all");
+    if (curl.global_init(CCURL_GLOBAL_ALL) != CCURLE_OK) {
+        snprintf(load_failure, sizeof load_failure, "curl_global_init failed");
+        return;
+    }
+    load_failure[0] = '\0';
+}
+
+int ccurl_load(char *reason, size_t reason_size) {
+    pthread_once(&load_once, load_library);
+    if (load_failure[0] == '\0') return 0;
+    if (reason != NULL && reason_size > 0) snprintf(reason, reason_size, "%s", load_failure);
+    return 1;
+}
+
+const char *ccurl_version(void) { return curl.version(); }
+const char *ccurl_easy_strerror(int code) { return curl.easy_strerror(code); }
+
+ccurl_easy *ccurl_easy_init(void) { return curl.easy_init(); }
+void ccurl_easy_cleanup(ccurl_easy *easy) { curl.easy_cleanup(easy); }
+void ccurl_easy_reset(ccurl_easy *easy) { curl.easy_reset(easy); }
+
+int ccurl_easy_setopt_long(ccurl_easy *easy, int option, long value) {
+    return curl.easy_setopt(easy, option, value);
+}
+int ccurl_easy_setopt_pointer(ccurl_easy *easy, int option, const void *value) {
+    return curl.easy_setopt(easy, option, value);
+}
+int ccurl_easy_setopt_offset(ccurl_easy *easy, int option, ccurl_off_t value) {
+    return curl.easy_setopt(easy, option, value);
+}
+int ccurl_easy_setopt_data_callback(ccurl_easy *easy, int option, ccurl_data_callback callback) {
+    return curl.easy_setopt(easy, option, callback);
+}
+int ccurl_easy_setopt_progress_callback(ccurl_easy *easy, int option, ccurl_progress_callback callback) {
+    return curl.easy_setopt(easy, option, callback);
+}
+int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value) {
+    return curl.easy_getinfo(easy, info, value);
+}
+int ccurl_easy_getinfo_pointer(ccurl_easy *easy, int info, void **value) {
+    return curl.easy_getinfo(easy, info, value);
+}
+int ccurl_easy_pause(ccurl_easy *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
+
+ccurl_multi *ccurl_multi_init(void) { return curl.multi_init(); }
+int ccurl_multi_cleanup(ccurl_multi *multi) { return curl.multi_cleanup(multi); }
+int ccurl_multi_setopt_long(ccurl_multi *multi, int option, long value) {
+    return curl.multi_setopt(multi, option, value);
+}
+int ccurl_multi_add_handle(ccurl_multi *multi, ccurl_easy *easy) { return curl.multi_add_handle(multi, easy); }
+int ccurl_multi_remove_handle(ccurl_multi *multi, ccurl_easy *easy) { return curl.multi_remove_handle(multi, easy); }
+int ccurl_multi_perform(ccurl_multi *multi, int *running) { return curl.multi_perform(multi, running); }
+int ccurl_multi_poll(ccurl_multi *multi, int timeout_ms, int *ready) {
+    return curl.multi_poll(multi, NULL, 0, timeout_ms, ready);
+}
+int ccurl_multi_wakeup(ccurl_multi *multi) { return curl.multi_wakeup(multi); }
+
+int ccurl_multi_next_done(ccurl_multi *multi, ccurl_easy **easy, int *result) {
+    int queued = 0;
+    struct ccurl_message *message;
+    while ((message = curl.multi_info_read(multi, &queued)) != NULL) {
+        if (message->msg == CCURLMSG_DONE) {
+            *easy = message->easy_handle;
+            *result = message->data.result;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+ccurl_slist *ccurl_slist_append(ccurl_slist *list, const char *line) { return curl.slist_append(list, line); }
+void ccurl_slist_free_all(ccurl_slist *list) { curl.slist_free_all(list); }

@@ -1,0 +1,147 @@
+// The few parts of libcurl's C API that Courier's curl engine uses, declared here with their
+// ABI numbers so that no libcurl headers are needed to build: a fresh Linux machine has
+// libcurl.so.4 (FoundationNetworking loads it) but not its development package.
+//
+// libcurl's ABI (soname 4) has been stable since 2006; every number below is the value of the
+// libcurl name it is called after. The library is opened with dlopen at run time (see
+// ccurl_load), and every variadic libcurl call goes through a typed wrapper here, because Swift
+// cannot call a C variadic function.
+#ifndef COURIER_CCURL_H
+#define COURIER_CCURL_H
+
+#include <stddef.h>
+
+typedef struct ccurl_easy ccurl_easy;     // CURL
+typedef struct ccurl_multi ccurl_multi;   // CURLM
+typedef struct ccurl_slist ccurl_slist;   // struct curl_slist
+typedef long long ccurl_off_t;            // curl_off_t (64-bit on every platform Courier supports)
+
+typedef size_t (*ccurl_data_callback)(char *buffer, size_t size, size_t count, void *context);
+typedef int (*ccurl_progress_callback)(void *context, ccurl_off_t download_total, ccurl_off_t downloaded,
+                                       ccurl_off_t upload_total, ccurl_off_t uploaded);
+
+// CURLoption values used (CURLOPTTYPE_LONG + n, OBJECTPOINT 10000 + n, FUNCTIONPOINT 20000 + n, OFF_T 30000 + n).
+enum {
+    CCURLOPT_WRITEDATA = 10001,
+    CCURLOPT_URL = 10002,
+    CCURLOPT_PROXY = 10004,
+    CCURLOPT_READDATA = 10009,
+    CCURLOPT_ERRORBUFFER = 10010,
+    CCURLOPT_WRITEFUNCTION = 20011,
+    CCURLOPT_READFUNCTION = 20012,
+    CCURLOPT_LOW_SPEED_LIMIT = 19,
+    CCURLOPT_LOW_SPEED_TIME = 20,
+    CCURLOPT_HTTPHEADER = 10023,
+    CCURLOPT_SSLCERT = 10025,
+    CCURLOPT_KEYPASSWD = 10026,
+    CCURLOPT_HEADERDATA = 10029,
+    CCURLOPT_CUSTOMREQUEST = 10036,
+    CCURLOPT_NOPROGRESS = 43,
+    CCURLOPT_NOBODY = 44,
+    CCURLOPT_POST = 47,
+    CCURLOPT_FOLLOWLOCATION = 52,
+    CCURLOPT_XFERINFODATA = 10057,
+    CCURLOPT_SSL_VERIFYPEER = 64,
+    CCURLOPT_CAINFO = 10065,
+    CCURLOPT_HEADERFUNCTION = 20079,
+    CCURLOPT_HTTPGET = 80,
+    CCURLOPT_SSL_VERIFYHOST = 81,
+    CCURLOPT_HTTP_VERSION = 84,
+    CCURLOPT_SSLKEY = 10087,
+    CCURLOPT_NOSIGNAL = 99,
+    CCURLOPT_ACCEPT_ENCODING = 10102,
+    CCURLOPT_PRIVATE = 10103,
+    CCURLOPT_POSTFIELDSIZE_LARGE = 30120,
+    CCURLOPT_CONNECTTIMEOUT_MS = 156,
+    CCURLOPT_XFERINFOFUNCTION = 20219,
+    CCURLOPT_EXPECT_100_TIMEOUT_MS = 227,
+    CCURLOPT_PINNEDPUBLICKEY = 10230,
+    CCURLOPT_PROTOCOLS_STR = 10318,
+    CCURLOPT_REDIR_PROTOCOLS_STR = 10319,
+};
+
+// CURLINFO values used (STRING 0x100000 + n, LONG 0x200000 + n, OFF_T 0x600000 + n).
+enum {
+    CCURLINFO_EFFECTIVE_URL = 0x100001,
+    CCURLINFO_RESPONSE_CODE = 0x200002,
+    CCURLINFO_PRIVATE = 0x100015,
+};
+
+// CURLMoption values used.
+enum {
+    CCURLMOPT_MAX_HOST_CONNECTIONS = 7,
+};
+
+// Other constants.
+enum {
+    CCURL_GLOBAL_ALL = 3,
+    CCURL_HTTP_VERSION_1_1 = 2,
+    CCURL_WRITEFUNC_PAUSE = 0x10000001,
+    CCURL_READFUNC_ABORT = 0x10000000,
+    CCURL_READFUNC_PAUSE = 0x10000001,
+    CCURLPAUSE_CONT = 0,
+    CCURLMSG_DONE = 1,
+};
+
+// CURLcode values Courier tells apart (curl's command-line exit codes are these numbers).
+enum {
+    CCURLE_OK = 0,
+    CCURLE_UNSUPPORTED_PROTOCOL = 1,
+    CCURLE_URL_MALFORMAT = 3,
+    CCURLE_COULDNT_RESOLVE_PROXY = 5,
+    CCURLE_COULDNT_RESOLVE_HOST = 6,
+    CCURLE_COULDNT_CONNECT = 7,
+    CCURLE_WEIRD_SERVER_REPLY = 8,
+    CCURLE_PARTIAL_FILE = 18,
+    CCURLE_WRITE_ERROR = 23,
+    CCURLE_READ_ERROR = 26,
+    CCURLE_OUT_OF_MEMORY = 27,
+    CCURLE_OPERATION_TIMEDOUT = 28,
+    CCURLE_SSL_CONNECT_ERROR = 35,
+    CCURLE_ABORTED_BY_CALLBACK = 42,
+    CCURLE_TOO_MANY_REDIRECTS = 47,
+    CCURLE_GOT_NOTHING = 52,
+    CCURLE_SEND_ERROR = 55,
+    CCURLE_RECV_ERROR = 56,
+    CCURLE_SSL_CERTPROBLEM = 58,
+    CCURLE_PEER_FAILED_VERIFICATION = 60,
+    CCURLE_BAD_CONTENT_ENCODING = 61,
+    CCURLE_SSL_CACERT_BADFILE = 77,
+    CCURLE_SSL_PINNEDPUBKEYNOTMATCH = 90,
+};
+
+/// Opens libcurl (once; later calls return the first answer) and initialises it. Returns 0 on
+/// success; otherwise 1, with the reason written into `reason`.
+int ccurl_load(char *reason, size_t reason_size);
+/// libcurl's version line ("libcurl/7.88.1 OpenSSL/3.0.x ..."); only after a successful load.
+const char *ccurl_version(void);
+/// A human-readable description of a CURLcode.
+const char *ccurl_easy_strerror(int code);
+
+ccurl_easy *ccurl_easy_init(void);
+void ccurl_easy_cleanup(ccurl_easy *easy);
+void ccurl_easy_reset(ccurl_easy *easy);
+int ccurl_easy_setopt_long(ccurl_easy *easy, int option, long value);
+int ccurl_easy_setopt_pointer(ccurl_easy *easy, int option, const void *value);
+int ccurl_easy_setopt_offset(ccurl_easy *easy, int option, ccurl_off_t value);
+int ccurl_easy_setopt_data_callback(ccurl_easy *easy, int option, ccurl_data_callback callback);
+int ccurl_easy_setopt_progress_callback(ccurl_easy *easy, int option, ccurl_progress_callback callback);
+int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value);
+int ccurl_easy_getinfo_pointer(ccurl_easy *easy, int info, void **value);
+int ccurl_easy_pause(ccurl_easy *easy, int bitmask);
+
+ccurl_multi *ccurl_multi_init(void);
+int ccurl_multi_cleanup(ccurl_multi *multi);
+int ccurl_multi_setopt_long(ccurl_multi *multi, int option, long value);
+int ccurl_multi_add_handle(ccurl_multi *multi, ccurl_easy *easy);
+int ccurl_multi_remove_handle(ccurl_multi *multi, ccurl_easy *easy);
+int ccurl_multi_perform(ccurl_multi *multi, int *running);
+int ccurl_multi_poll(ccurl_multi *multi, int timeout_ms, int *ready);
+int ccurl_multi_wakeup(ccurl_multi *multi);
+/// The next finished transfer: returns 1 and sets `easy` and `result`, or 0 when there is none.
+int ccurl_multi_next_done(ccurl_multi *multi, ccurl_easy **easy, int *result);
+
+ccurl_slist *ccurl_slist_append(ccurl_slist *list, const char *line);
+void ccurl_slist_free_all(ccurl_slist *list);
+
+#endif

@@ -1,0 +1,51 @@
+import CCurl
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Turns a libcurl result code into the `URLError` the rest of Courier (retry policy, error
+/// mapping, the CLI's exit codes) already understands, keeping the code itself.
+///
+/// The `CURLcode` travels in the error's `userInfo` under ``codeKey``: curl's command-line exit
+/// codes are these very numbers, so `courier` reports exactly what curl would.
+enum CurlError {
+    /// `userInfo` key of the `CURLcode` (an `Int`) behind a curl-engine `URLError`.
+    static let codeKey = "CourierCurlCode"
+
+    static func urlError(code: Int32, url: URL?, detail: String? = nil) -> URLError {
+        let description = detail ?? String(cString: ccurl_easy_strerror(code))
+        var userInfo: [String: Any] = [codeKey: Int(code), NSLocalizedDescriptionKey: description]
+        if let url {
+            userInfo[NSURLErrorFailingURLErrorKey] = url
+        }
+        return URLError(urlErrorCode(for: code), userInfo: userInfo)
+    }
+
+    /// The `URLError.Code` URLSession gives for the same failure, so that retry policies and
+    /// error handling written for one engine hold for the other.
+    private static func urlErrorCode(for code: Int32) -> URLError.Code {
+        switch Int(code) {
+        case Int(CCURLE_UNSUPPORTED_PROTOCOL): return .unsupportedURL
+        case Int(CCURLE_URL_MALFORMAT): return .badURL
+        case Int(CCURLE_COULDNT_RESOLVE_HOST), Int(CCURLE_COULDNT_RESOLVE_PROXY): return .cannotFindHost
+        case Int(CCURLE_COULDNT_CONNECT): return .cannotConnectToHost
+        case Int(CCURLE_OPERATION_TIMEDOUT): return .timedOut
+        case Int(CCURLE_PARTIAL_FILE), Int(CCURLE_RECV_ERROR), Int(CCURLE_SEND_ERROR): return .networkConnectionLost
+        case Int(CCURLE_WEIRD_SERVER_REPLY), Int(CCURLE_GOT_NOTHING): return .badServerResponse
+        case Int(CCURLE_TOO_MANY_REDIRECTS): return .httpTooManyRedirects
+        case Int(CCURLE_BAD_CONTENT_ENCODING): return .cannotDecodeContentData
+        case Int(CCURLE_PEER_FAILED_VERIFICATION), Int(CCURLE_SSL_PINNEDPUBKEYNOTMATCH): return .serverCertificateUntrusted
+        case Int(CCURLE_SSL_CERTPROBLEM): return .clientCertificateRejected
+        case Int(CCURLE_SSL_CONNECT_ERROR), Int(CCURLE_SSL_CACERT_BADFILE): return .secureConnectionFailed
+        case Int(CCURLE_ABORTED_BY_CALLBACK): return .cancelled
+        case Int(CCURLE_READ_ERROR): return .cannotOpenFile
+        default: return .unknown
+        }
+    }
+}
+
+extension URLError {
+    /// The libcurl result code behind an error of the curl engine, or `nil` (URLSession).
+    var curlCode: Int? { userInfo[CurlError.codeKey] as? Int }
+}

@@ -1,0 +1,155 @@
+import CCurl
+import Foundation
+
+/// One thread per curl-engine `Network`, driving libcurl's multi interface.
+///
+/// Every libcurl call on the multi handle and its easy handles happens on this thread (libcurl
+/// allows one thread per handle at a time). Other threads hand work over through the inbox —
+/// start this task, cancel that one, stop — and wake the thread with `curl_multi_wakeup`, so
+/// `resume()` and `cancel()` return at once, whatever the transfer is doing.
+///
+/// Transport events (head, body bytes, completion) are delivered right here, one at a time per
+/// task, with no hop to another queue: that hop would cost more than the small request it serves.
+/// Easy handles are reused (reset between transfers), and the connections they open stay in the
+/// multi handle's cache, so consecutive requests to a server share a connection.
+final class CurlLoop: @unchecked Sendable {
+    // @unchecked: `multi`, `running` and `idle` are touched on the loop thread only; the inbox is
+    // behind its lock, and curl_multi_wakeup may be called from any thread.
+
+    private struct Inbox {
+        var starts: [CurlTask] = []
+        var cancels: [CurlTask] = []
+        var stopping = false
+    }
+
+    private let multi: OpaquePointer
+    private let inbox = Locked(Inbox())
+    /// Tasks whose easy handle is in the multi handle, by easy handle.
+    private var running: [OpaquePointer: CurlTask] = [:]
+    /// Easy handles of finished transfers, kept for reuse.
+    private var idle: [OpaquePointer] = []
+    private static let idleLimit = 64
+
+    /// Marks the loop threads, where a blocking call could never finish.
+    static let threadMarker = "courier.curl-loop"
+
+    /// Starts the loop thread. `maximumConnectionsPerHost` is the configuration's limit.
+    init(maximumConnectionsPerHost: Int) {
+        multi = ccurl_multi_init()
+        if maximumConnectionsPerHost > 0 {
+            _ = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), maximumConnectionsPerHost)
+        }
+        let thread = Thread { [self] in run() }
+        thread.name = Self.threadMarker
+        thread.threadDictionary[Self.threadMarker] = true
+        thread.qualityOfService = .userInitiated
+        thread.start()
+    }
+
+    /// Whether the calling thread is a curl loop thread.
+    static var isCurrentThreadALoop: Bool {
+        Thread.current.threadDictionary[threadMarker] != nil
+    }
+
+    func start(_ task: CurlTask) {
+        inbox.withLock { $0.starts.append(task) }
+        _ = ccurl_multi_wakeup(multi)
+    }
+
+    func cancel(_ task: CurlTask) {
+        inbox.withLock { $0.cancels.append(task) }
+        _ = ccurl_multi_wakeup(multi)
+    }
+
+    /// Ends the loop once its Network is gone and every transfer has ended: cancels whatever is
+    /// still running, frees the handles and lets the thread exit.
+    func stop() {
+        inbox.withLock { $0.stopping = true }
+        _ = ccurl_multi_wakeup(multi)
+    }
+
+    // MARK: - The loop thread
+
+    private func run() {
+        while true {
+            let work = inbox.withLock { inbox -> Inbox in
+                defer { inbox.starts.removeAll(); inbox.cancels.removeAll() }
+                return inbox
+            }
+            for task in work.starts { add(task) }
+            for task in work.cancels { remove(task) }
+            if work.stopping { break }
+            var active: Int32 = 0
+            _ = ccurl_multi_perform(multi, &active)
+            collectFinished()
+            var ready: Int32 = 0
+            // libcurl shortens the wait to its own next timeout; a wakeup ends it at once.
+            _ = ccurl_multi_poll(multi, 1000, &ready)
+        }
+        for task in Array(running.values) { remove(task) }
+        for easy in idle { ccurl_easy_cleanup(easy) }
+        idle.removeAll()
+        _ = ccurl_multi_cleanup(multi)
+    }
+
+    private func add(_ task: CurlTask) {
+        guard !task.isFinished else { return }   // cancelled before it was started
+        let easy: OpaquePointer
+        if let reused = idle.popLast() {
+            ccurl_easy_reset(reused)
+            easy = reused
+        } else {
+            guard let made = ccurl_easy_init() else {
+                task.finish(code: Int32(CCURLE_OUT_OF_MEMORY), detail: "libcurl could not make an easy handle")
+                return
+            }
+            easy = made
+        }
+        if let failure = task.configure(easy) {
+            recycle(easy)
+            task.finish(code: failure.code, detail: failure.detail)
+            return
+        }
+        running[easy] = task
+        _ = ccurl_multi_add_handle(multi, easy)
+    }
+
+    /// A cancel: the handle leaves the multi handle at once, so not one more byte is read for it,
+    /// and its connection (half-read) is closed rather than reused.
+    private func remove(_ task: CurlTask) {
+        guard let easy = task.easy, running.removeValue(forKey: easy) != nil else {
+            task.markCancelled()
+            return
+        }
+        _ = ccurl_multi_remove_handle(multi, easy)
+        task.markCancelled()
+        // A handle removed mid-transfer is not reused: its connection state is unknown.
+        ccurl_easy_cleanup(easy)
+    }
+
+    private func collectFinished() {
+        var easy: OpaquePointer?
+        var result: Int32 = 0
+        while ccurl_multi_next_done(multi, &easy, &result) != 0 {
+            guard let easy, let task = running.removeValue(forKey: easy) else { continue }
+            _ = ccurl_multi_remove_handle(multi, easy)
+            if let next = task.transferDidEnd(code: result) {
+                // A redirect Courier follows within the same task: same handle, next request.
+                ccurl_easy_reset(easy)
+                if let failure = task.configure(easy, for: next) {
+                    recycle(easy)
+                    task.finish(code: failure.code, detail: failure.detail)
+                } else {
+                    running[easy] = task
+                    _ = ccurl_multi_add_handle(multi, easy)
+                }
+            } else {
+                recycle(easy)
+            }
+        }
+    }
+
+    private func recycle(_ easy: OpaquePointer) {
+        if idle.count < Self.idleLimit { idle.append(easy) } else { ccurl_easy_cleanup(easy) }
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the curl engine proposes for a redirect, before Courier's ``RedirectPolicy`` decides:
+/// the same rewrite URLSession proposes, so that both engines give the policy the same input.
+enum CurlRedirects {
+    /// The request a redirect response proposes, or `nil` if `response` is not a redirect
+    /// (no `Location`, or a status that does not redirect).
+    static func proposedRequest(after response: HTTPURLResponse, to current: URLRequest) -> URLRequest? {
+        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+              let location = response.value(forHTTPHeaderField: "Location"),
+              let target = URL(string: location, relativeTo: current.url)?.absoluteURL else { return nil }
+        var next = current
+        next.url = target
+        let method = current.httpMethod ?? "GET"
+        // 303 always becomes a GET (but HEAD stays HEAD); 301 and 302 turn a POST into a GET.
+        if (response.statusCode == 303 && method != "HEAD") || ([301, 302].contains(response.statusCode) && method == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+            next.setValue(nil, forHTTPHeaderField: "Content-Length")
+        }
+        return next
+    }
+}

@@ -1,0 +1,137 @@
+import CCurl
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sets an easy handle up for one request: URL, method, headers, body, callbacks, limits, TLS.
+enum CurlRequestOptions {
+    /// Applies `request` to `easy`. `headers` holds the handle's header list (replaced here);
+    /// `context` is the task the callbacks receive.
+    static func apply(_ request: URLRequest, upload: CurlTask.Upload, settings: CurlSettings, to easy: OpaquePointer,
+                      headers: inout OpaquePointer?, context: UnsafeMutableRawPointer) throws {
+        var failure: Int32 = 0
+        func set(_ option: Int32, _ value: Int) { if failure == 0 { failure = ccurl_easy_setopt_long(easy, option, value) } }
+        func set(_ option: Int32, _ value: String) {
+            // libcurl copies string options.
+            if failure == 0 { failure = value.withCString { ccurl_easy_setopt_pointer(easy, option, $0) } }
+        }
+        guard let url = request.url?.absoluteString else {
+            throw CurlTask.ConfigurationFailure(code: Int32(CCURLE_URL_MALFORMAT), detail: "the request has no URL")
+        }
+        set(Int32(CCURLOPT_URL), url)
+        set(Int32(CCURLOPT_NOSIGNAL), 1)   // no SIGALRM in a multi-threaded process
+        set(Int32(CCURLOPT_FOLLOWLOCATION), 0)
+        set(Int32(CCURLOPT_PROTOCOLS_STR), "http,https")
+        set(Int32(CCURLOPT_REDIR_PROTOCOLS_STR), "http,https")
+
+        // Callbacks, all with the task as their context.
+        _ = ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_HEADERFUNCTION), curlHeaderCallback)
+        _ = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_HEADERDATA), context)
+        _ = ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), curlWriteCallback)
+        _ = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_WRITEDATA), context)
+
+        // Method and body.
+        let method = request.httpMethod ?? "GET"
+        let bodyLength: Int64?
+        switch upload {
+        case .none: bodyLength = nil
+        case let .data(data): bodyLength = Int64(data.count)
+        case let .file(file):
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
+            guard let size else {
+                throw CurlTask.ConfigurationFailure(code: Int32(CCURLE_READ_ERROR), detail: "cannot read \(file.path)")
+            }
+            bodyLength = size
+        }
+        if method == "HEAD" {
+            set(Int32(CCURLOPT_NOBODY), 1)
+        } else if let bodyLength {
+            set(Int32(CCURLOPT_POST), 1)
+            if failure == 0 { failure = ccurl_easy_setopt_offset(easy, Int32(CCURLOPT_POSTFIELDSIZE_LARGE), bodyLength) }
+            _ = ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_READFUNCTION), curlReadCallback)
+            _ = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_READDATA), context)
+            set(Int32(CCURLOPT_NOPROGRESS), 0)
+            _ = ccurl_easy_setopt_progress_callback(easy, Int32(CCURLOPT_XFERINFOFUNCTION), curlProgressCallback)
+            _ = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_XFERINFODATA), context)
+            if method != "POST" { set(Int32(CCURLOPT_CUSTOMREQUEST), method) }
+        } else if method == "GET" {
+            set(Int32(CCURLOPT_HTTPGET), 1)
+        } else {
+            set(Int32(CCURLOPT_CUSTOMREQUEST), method)
+        }
+
+        // Headers: the configuration's, then the request's (which win).
+        var fields = settings.additionalHeaders
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            fields.append((name, value))
+        }
+        if let cookie = settings.cookieHeader(for: request), !fields.contains(where: { $0.name.lowercased() == "cookie" }) {
+            fields.append(("Cookie", cookie))
+        }
+        // Accept-Encoding goes through libcurl's own option, so that it decodes what it offered.
+        // None asked for: every encoding this libcurl supports ("" ), decoded transparently, as
+        // URLSession does. Downloads ask for `identity` (see DownloadBody), so ranges stay true.
+        let encoding = fields.first { $0.name.lowercased() == "accept-encoding" }?.value ?? ""
+        fields.removeAll { $0.name.lowercased() == "accept-encoding" }
+        set(Int32(CCURLOPT_ACCEPT_ENCODING), encoding)
+        // An empty `Expect:` stops libcurl waiting up to a second for a `100 Continue` that many
+        // servers never send.
+        fields.append(("Expect", ""))
+        if let old = headers { ccurl_slist_free_all(old) }
+        headers = nil
+        for (name, value) in fields {
+            // `Name;` is libcurl's way of sending a header with an empty value; `Name:` removes one.
+            let line = value.isEmpty && name.lowercased() != "expect" ? "\(name);" : "\(name): \(value)"
+            headers = line.withCString { ccurl_slist_append(headers, $0) }
+        }
+        if failure == 0 { failure = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_HTTPHEADER), UnsafeRawPointer(headers)) }
+
+        // Limits. Courier's own deadline is the real timeout; these are backstops: connecting,
+        // and a connection that stalls (under 1 byte/s for the request's idle timeout).
+        if settings.connectTimeout > 0 { set(Int32(CCURLOPT_CONNECTTIMEOUT_MS), Int(min(settings.connectTimeout, 86_400) * 1000)) }
+        let idle = request.timeoutInterval
+        if idle.isFinite, idle > 0 {
+            set(Int32(CCURLOPT_LOW_SPEED_LIMIT), 1)
+            set(Int32(CCURLOPT_LOW_SPEED_TIME), Int(min(idle.rounded(.up), 86_400)))
+        }
+
+        settings.tls.apply(to: easy, failure: &failure)
+
+        if failure != 0 {
+            throw CurlTask.ConfigurationFailure(code: failure, detail: "libcurl refused an option: \(String(cString: ccurl_easy_strerror(failure)))")
+        }
+    }
+}
+
+// MARK: - The C callbacks
+
+// libcurl calls these on the loop thread with the task as context; the task outlives its handle's
+// time in the multi handle (the loop holds it), so an unretained reference is safe.
+
+private func task(_ context: UnsafeMutableRawPointer?) -> CurlTask {
+    Unmanaged<CurlTask>.fromOpaque(context!).takeUnretainedValue()
+}
+
+private let curlHeaderCallback: ccurl_data_callback = { buffer, size, count, context in
+    let length = size * count
+    let accepted = task(context).header(UnsafeRawBufferPointer(start: buffer, count: length))
+    return accepted ? length : 0
+}
+
+private let curlWriteCallback: ccurl_data_callback = { buffer, size, count, context in
+    let length = size * count
+    task(context).write(UnsafeRawBufferPointer(start: buffer, count: length))
+    return length
+}
+
+private let curlReadCallback: ccurl_data_callback = { buffer, size, count, context in
+    let length = size * count
+    return task(context).read(into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
+}
+
+private let curlProgressCallback: ccurl_progress_callback = { context, _, _, uploadTotal, uploaded in
+    task(context).progress(uploaded: uploaded, uploadTotal: uploadTotal)
+    return 0
+}

@@ -1,0 +1,217 @@
+import CCurl
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request on the curl engine: a ``TransportTask`` whose transfer runs on a ``CurlLoop``.
+///
+/// It turns libcurl's callbacks into the transfer events the URLSession path produces — the
+/// final response head, body chunks, bytes sent, completion — and follows the redirects the
+/// transfer agrees to, within the same task, as URLSession does. libcurl's own redirect
+/// following is off: every redirect is decided by Courier's ``RedirectPolicy``.
+final class CurlTask: TransportTask, @unchecked Sendable {
+    // @unchecked: everything but `finished` is touched on the loop thread only (configure,
+    // callbacks, transferDidEnd); `finished` is behind its lock.
+
+    enum Upload {
+        case none
+        case data(Data)
+        case file(URL)
+    }
+
+    private let transport: CurlTransport
+    private var request: URLRequest
+    private let upload: Upload
+
+    /// The easy handle while the task is in the multi handle (loop thread).
+    private(set) var easy: OpaquePointer?
+    private var headerList: OpaquePointer?
+    private var parser = ResponseHeadParser()
+    /// Where the current response redirects to, when the transfer follows it: its body is skipped.
+    private var redirect: URLRequest?
+    private var uploadOffset = 0
+    private var uploadFile: FileHandle?
+    /// The reason the current response was refused (a malformed head), reported at the end.
+    private var protocolFailure: String?
+
+    private let finished = Locked(false)
+
+    init(transport: CurlTransport, request: URLRequest, upload: Upload) {
+        self.transport = transport
+        self.request = request
+        self.upload = upload
+    }
+
+    // MARK: - TransportTask
+
+    func resume() {
+        transport.loop.start(self)
+    }
+
+    /// Takes effect on the loop thread at once: the handle leaves the multi handle and nothing
+    /// more is read or delivered for it.
+    func cancel() {
+        transport.loop.cancel(self)
+    }
+
+    var hasCompleted: Bool { finished.withLock { $0 } }
+
+    var isFinished: Bool { hasCompleted }
+
+    // MARK: - Loop thread: setting up
+
+    struct ConfigurationFailure: Error {
+        let code: Int32
+        let detail: String
+    }
+
+    /// Sets the easy handle up for the current request (or `next`, a redirect being followed).
+    func configure(_ easy: OpaquePointer, for next: URLRequest? = nil) -> ConfigurationFailure? {
+        if let next { request = next }
+        self.easy = easy
+        parser = ResponseHeadParser()
+        redirect = nil
+        protocolFailure = nil
+        do {
+            try CurlRequestOptions.apply(request, upload: upload, settings: transport.settings, to: easy,
+                                          headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
+            try openUpload()
+            return nil
+        } catch let failure as ConfigurationFailure {
+            return failure
+        } catch {
+            return ConfigurationFailure(code: Int32(CCURLE_READ_ERROR), detail: "\(error)")
+        }
+    }
+
+    private func openUpload() throws {
+        uploadOffset = 0
+        try? uploadFile?.close()
+        uploadFile = nil
+        guard request.httpMethod != "HEAD", case let .file(url) = upload else { return }
+        do {
+            uploadFile = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw ConfigurationFailure(code: Int32(CCURLE_READ_ERROR), detail: "cannot read \(url.path): \(error.localizedDescription)")
+        }
+    }
+
+    // MARK: - Loop thread: libcurl's callbacks
+
+    /// One header line of the response.
+    func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        switch parser.consume(line) {
+        case .pending:
+            return true
+        case let .malformed(reason):
+            protocolFailure = reason
+            return false   // libcurl ends the transfer with a write error; transferDidEnd reports the reason
+        case let .head(head):
+            didReceive(head)
+            return true
+        }
+    }
+
+    private func didReceive(_ head: ResponseHeadParser.Head) {
+        guard let url = request.url,
+              let response = HTTPURLResponse(url: url, statusCode: head.statusCode, httpVersion: head.version,
+                                             headerFields: head.fieldDictionary) else { return }
+        transport.storeCookies(from: response, for: url)
+        let transfer = transport.registry.transfer(for: self)
+        if let proposed = CurlRedirects.proposedRequest(after: response, to: request),
+           let next = transfer?.redirect(response, to: proposed, from: request) {
+            redirect = next
+            return
+        }
+        transfer?.didReceive(response: response)
+    }
+
+    /// Body bytes of the response: handed on as they come (a copy: libcurl reuses its buffer).
+    func write(_ bytes: UnsafeRawBufferPointer) {
+        guard redirect == nil, parser.hasHead, !bytes.isEmpty else { return }
+        transport.registry.transfer(for: self)?.didReceive(data: Data(bytes))
+    }
+
+    /// Fills libcurl's buffer with the next bytes of the request body; 0 at the end.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        switch upload {
+        case .none:
+            return 0
+        case let .data(data):
+            let count = min(buffer.count, data.count - uploadOffset)
+            guard count > 0 else { return 0 }
+            data.withUnsafeBytes { bytes in
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[uploadOffset..<uploadOffset + count]))
+            }
+            uploadOffset += count
+            return count
+        case .file:
+            guard let uploadFile else { return 0 }
+            let count = systemRead(uploadFile.fileDescriptor, buffer.baseAddress, buffer.count)
+            return count < 0 ? Int(CCURL_READFUNC_ABORT) : count
+        }
+    }
+
+    /// Upload progress (only asked for when there is a body).
+    func progress(uploaded: Int64, uploadTotal: Int64) {
+        guard uploaded > 0 else { return }
+        transport.registry.transfer(for: self)?.didSend(totalBytesSent: uploaded, totalBytesExpectedToSend: uploadTotal)
+    }
+
+    // MARK: - Loop thread: the end
+
+    /// libcurl finished the transfer with `code`. Returns the request to follow when the response
+    /// was a redirect the transfer agreed to; otherwise the task is over and reports it.
+    func transferDidEnd(code: Int32) -> URLRequest? {
+        if code == CCURLE_OK, let next = redirect {
+            return next
+        }
+        if code == CCURLE_OK, !parser.hasHead {
+            // libcurl takes a reply that stops inside its head for a success; it is not one.
+            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server closed the connection before the end of the response head")
+        } else if let protocolFailure {
+            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server's reply is not valid HTTP: \(protocolFailure)")
+        } else {
+            finish(code: code, detail: nil)
+        }
+        return nil
+    }
+
+    /// Ends the task with `code` and reports it to its transfer (or, if the transfer has ended
+    /// already, to the registry, which frees a slot kept for it).
+    func finish(code: Int32, detail: String?) {
+        guard markFinished() else { return }
+        let error = code == CCURLE_OK ? nil : CurlError.urlError(code: code, url: request.url, detail: detail)
+        transport.registry.complete(self, error: error)
+    }
+
+    /// The task was cancelled: it is over, and no event follows.
+    func markCancelled() {
+        guard markFinished() else { return }
+        transport.registry.taskDidComplete(self)
+    }
+
+    private func markFinished() -> Bool {
+        let first = finished.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        if first {
+            easy = nil
+            if let headerList { ccurl_slist_free_all(headerList) }
+            headerList = nil
+            try? uploadFile?.close()
+            uploadFile = nil
+        }
+        return first
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+private let systemRead = Glibc.read
+#elseif canImport(Darwin)
+import Darwin
+private let systemRead = Darwin.read
+#endif
