@@ -14,6 +14,9 @@ import FoundationNetworking
 /// - complete and valid → `rename(2)` into place, sidecar removed;
 /// - cancelled, timed out, connection lost, disk full → partial file and sidecar kept;
 /// - error status → the error page is collected in memory (never written to the partial file).
+///
+/// A destination that is a device or a FIFO is written directly instead (``DownloadFiles/Start/direct``).
+/// How the files are opened, checked and replaced is ``DownloadFiles``' and ``PartialFile``'s business.
 final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Sendable {
     typealias Completion = (Result<URL, any Error>) -> Void
 
@@ -23,15 +26,16 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
     private let completion: UncheckedSendable<Completion>
     private let progress: ProgressReporter?
 
-    /// Set on the start queue when the task is made, read on the delegate queue.
-    private let resumeOffset = Locked<Int64>(0)
+    /// How the current attempt writes: set on the start queue when the task is made, taken on
+    /// the delegate queue when the response arrives. A `.resume` holds the open `.partial` file.
+    private let attemptStart = Locked<DownloadFiles.Start>(.fresh)
 
     /// Where the body is going; confined to the delegate queue.
     private enum Sink {
         /// No response yet.
         case waiting
-        /// Appending to the partial file.
-        case file(FileHandle)
+        /// Appending to the partial file (or writing a device or FIFO directly).
+        case file(PartialFile)
         /// An unacceptable status: its body is kept in memory for the error.
         case errorBody(HTTPURLResponse, Data)
         /// The server refused the range (`416`, or an unusable `206`): the body is ignored and
@@ -54,6 +58,8 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
     private var written: Int64 = 0
     private var expectedTotal: Int64?
     private var canResume = false
+    /// Writing to a device or FIFO: nothing to rename, record or resume.
+    private var writesDirectly = false
 
     init(
         core: NetworkCore, request: Request, destination: URL, options: DownloadOptions, target: CallbackTarget,
@@ -71,25 +77,17 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
     /// when its sidecar says it came from this request's URL.
     override func makeSessionTask(in transport: any Transport, for attemptRequest: URLRequest) throws -> any TransportTask {
         var urlRequest = attemptRequest
-        try files.checkDestination(options: options)
-        var offset: Int64 = 0
         // A start-over is asked for once (after a refused range); later attempts resume again.
         let startOver = startOverFlag.withLock { flag in
             defer { flag = false }
             return flag
         }
-        if options.contains(.noResume) || startOver {
-            files.removeResumeState()
-        } else if let record = files.loadRecord(), record.url == recordedURL,
-                  let size = files.partialSize(), size > 0 {
-            urlRequest.setValue("bytes=\(size)-", forHTTPHeaderField: "Range")
-            urlRequest.setValue(record.validator, forHTTPHeaderField: "If-Range")
-            offset = size
-        } else {
-            // Bytes of unknown origin cannot be trusted: start clean.
-            files.removeResumeState()
+        let start = try files.prepareAttempt(options: options, allowResume: !startOver, url: recordedURL)
+        if case let .resume(file, validator) = start {
+            urlRequest.setValue("bytes=\(file.sizeAtOpen)-", forHTTPHeaderField: "Range")
+            urlRequest.setValue(validator, forHTTPHeaderField: "If-Range")
         }
-        resumeOffset.withLock { $0 = offset }
+        setAttemptStart(start)
         return transport.makeDataTask(with: urlRequest)
     }
 
@@ -107,12 +105,13 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
         let head = HTTPResponse(http, body: Data())
         let context = self.context
         core.observers.forEach { $0.didReceive(head, context: context) }
-        let offset = resumeOffset.withLock { $0 }
-        if offset > 0 {
+        let start = attemptStart.withLock { $0 }
+        if case let .resume(file, _) = start {
+            let offset = file.sizeAtOpen
             if http.statusCode == 206, let range = ContentRange(http.value(forHTTPHeaderField: "Content-Range")),
                range.start == offset {
                 let rest = http.expectedContentLength
-                openPartial(appendingAt: offset, total: range.total ?? (rest >= 0 ? offset + rest : nil), response: http)
+                openPartial(resuming: file, total: range.total ?? (rest >= 0 ? offset + rest : nil), response: http)
                 return
             }
             if http.statusCode == 206 || http.statusCode == 416 {
@@ -130,21 +129,21 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
             return
         }
         let length = http.expectedContentLength
-        openPartial(appendingAt: 0, total: length >= 0 ? length : nil, response: http)
+        openPartial(resuming: nil, total: length >= 0 ? length : nil, response: http)
     }
 
     override func didReceive(data: Data) {
         fileLock.lock()
         defer { fileLock.unlock() }
         switch sink {
-        case let .file(handle):
+        case let .file(file):
             buffer.append(data)
             written += Int64(data.count)
             if buffer.count >= Self.writeBlockSize {
                 do {
-                    try flush(to: handle)
+                    try flush(to: file)
                 } catch {
-                    end(with: .fileSystem(files.partial, error))
+                    end(with: error)
                     return
                 }
             }
@@ -173,16 +172,23 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
             restartSessionTask()
             return
         }
-        if case let .file(handle) = sink, error == nil, expectedTotal.map({ $0 == written }) ?? true {
+        if case let .file(file) = sink, error == nil, expectedTotal.map({ $0 == written }) ?? true {
             // Complete: move it into place (after the claim, so a racing cancel cannot leave a
             // renamed file behind a "cancelled" result).
             guard claimEnd(as: .taskCompleted) else { return }
-            deliver(moveIntoPlace(handle))
+            deliver(moveIntoPlace(file))
             return
         }
         // Failed attempt: keep what arrived (a retry, or a later call, resumes from it).
         let failure = attemptError(error)
+        let wroteToDevice = writesDirectly && written > 0
         closePartial()
+        if wroteToDevice {
+            // Bytes given to a device or a FIFO cannot be taken back: another attempt would
+            // repeat them.
+            fail(failure.error, response: failure.response)
+            return
+        }
         retryOrGiveUp(after: failure.error, response: failure.response) { [self] in
             fail(failure.error, response: failure.response)
         }
@@ -202,35 +208,64 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
 
     // MARK: - Files (with `fileLock` held)
 
-    private func openPartial(appendingAt offset: Int64, total: Int64?, response: HTTPURLResponse) {
-        do {
-            if offset == 0 {
-                files.removeResumeState()
-                guard FileManager.default.createFile(atPath: files.partial.path, contents: nil) else {
-                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: files.partial.path])
-                }
-            }
-            let handle = try FileHandle(forWritingTo: files.partial)
-            buffer = Data(capacity: Self.writeBlockSize + (64 << 10))
-            if offset > 0 {
+    /// Starts writing the body: after the bytes of `resumed` (the `.partial` file opened when
+    /// the task was made), or else from byte 0 into a new `.partial` file or the device.
+    private func openPartial(resuming resumed: PartialFile?, total: Int64?, response: HTTPURLResponse) {
+        let start = takeAttemptStart()
+        var opened = resumed
+        do throws(NetworkError) {
+            let file: PartialFile
+            let offset: Int64
+            if let resumed {
                 // Drop anything past the resumed offset (a write that failed half-way). Not for a
                 // file just created empty: on ext4 a truncate makes the later close() start
                 // writeback, which cost a cancel 8-36 ms before its completion (measured).
-                try handle.truncate(atOffset: UInt64(offset))
+                offset = resumed.sizeAtOpen
+                try resumed.truncate(at: offset)
+                file = resumed
+            } else {
+                if case let .resume(unused, _) = start { try? unused.close() }
+                if case .direct = start { writesDirectly = true } else { writesDirectly = false }
+                offset = 0
+                file = try writesDirectly ? files.openDirect() : files.createPartial()
+                opened = file
             }
-            sink = .file(handle)
+            buffer = Data(capacity: Self.writeBlockSize + (64 << 10))
+            sink = .file(file)
             written = offset
             expectedTotal = total
             // Resumable only with a validator: without one, "the rest" might belong to another file.
             let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
-            if offset == 0, let validator, let url = recordedURL {
+            if offset == 0, !writesDirectly, let validator, let url = recordedURL {
                 try files.saveRecord(.init(url: url, validator: validator, bytes: 0))
             }
-            canResume = offset > 0 || validator != nil
+            canResume = !writesDirectly && (offset > 0 || validator != nil)
             reportProgress(force: true)
         } catch {
             sink = .waiting
-            end(with: .fileSystem(files.partial, error))
+            try? opened?.close()
+            // A `.partial` file made for this attempt and unusable: leave nothing behind.
+            if resumed == nil, opened != nil, !writesDirectly { files.removeResumeState() }
+            end(with: error)
+        }
+    }
+
+    /// Records how the attempt about to start writes, closing a `.partial` file an earlier
+    /// attempt opened and never used.
+    private func setAttemptStart(_ start: DownloadFiles.Start) {
+        let previous = attemptStart.withLock { current in
+            defer { current = start }
+            return current
+        }
+        if case let .resume(unused, _) = previous { try? unused.close() }
+    }
+
+    /// Takes how the attempt writes, leaving `.fresh` behind: the open file, if any, is now the
+    /// caller's.
+    private func takeAttemptStart() -> DownloadFiles.Start {
+        attemptStart.withLock { current in
+            defer { if case .resume = current { current = .fresh } }
+            return current
         }
     }
 
@@ -250,24 +285,30 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
     }
 
     /// The body is complete: flush, close, and rename it into place.
-    private func moveIntoPlace(_ handle: FileHandle) -> Result<URL, any Error> {
+    private func moveIntoPlace(_ file: PartialFile) -> Result<URL, any Error> {
         sink = .waiting
-        do {
-            try flush(to: handle)
-            try handle.close()
-            try files.moveIntoPlace(options: options)
+        do throws(NetworkError) {
+            do throws(NetworkError) {
+                try flush(to: file)
+            } catch {
+                try? file.close()
+                throw error
+            }
+            if writesDirectly {
+                try file.close()
+            } else {
+                try files.moveIntoPlace(file, options: options)
+            }
             reportProgress(force: true)
             return .success(files.destination)
-        } catch let error as NetworkError {
-            return .failure(request.convertError(error, response: nil))
         } catch {
-            return .failure(request.convertError(.fileSystem(files.partial, error), response: nil))
+            return .failure(request.convertError(error, response: nil))
         }
     }
 
-    private func flush(to handle: FileHandle) throws {
+    private func flush(to file: PartialFile) throws(NetworkError) {
         guard !buffer.isEmpty else { return }
-        try handle.write(contentsOf: buffer)
+        try file.write(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 
@@ -275,12 +316,15 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
     /// removes it. After a failed write the file is shorter than `written`; the record keeps the
     /// file's real size, which is what a resume asks for.
     private func closePartial() {
-        guard case let .file(handle) = sink else { return }
+        // A `.partial` file opened for a resume whose response never came.
+        if case let .resume(unused, _) = takeAttemptStart() { try? unused.close() }
+        guard case let .file(file) = sink else { return }
         sink = .waiting
-        let flushed = (try? flush(to: handle)) != nil
+        let flushed = (try? flush(to: file)) != nil
         buffer = Data()
-        try? handle.close()
-        if !flushed { written = files.partialSize() ?? 0 }
+        if !flushed { written = file.currentSize() ?? 0 }
+        try? file.close()
+        if writesDirectly { return }
         if canResume, !options.contains(.noResume),
            var record = files.loadRecord() {
             record.bytes = written
