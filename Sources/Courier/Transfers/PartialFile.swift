@@ -19,6 +19,8 @@ final class PartialFile: Sendable {
     let sizeAtOpen: Int64
     /// Device and inode, to tell later whether the path still names this file.
     private let identity: (device: UInt64, inode: UInt64)
+    /// A FIFO, whose reader may go away mid-download.
+    private let isFIFO: Bool
     /// `-1` once closed. Under a lock so that `close` may come from any thread.
     private let descriptor: Locked<Int32>
 
@@ -27,6 +29,10 @@ final class PartialFile: Sendable {
         self.descriptor = Locked(descriptor)
         self.sizeAtOpen = Int64(status.st_size)
         self.identity = (UInt64(truncatingIfNeeded: status.st_dev), UInt64(status.st_ino))
+        self.isFIFO = status.st_mode & S_IFMT == S_IFIFO
+        #if canImport(Darwin)
+        if isFIFO { _ = fcntl(descriptor, F_SETNOSIGPIPE, 1) }
+        #endif
     }
 
     deinit {
@@ -120,22 +126,58 @@ final class PartialFile: Sendable {
     /// Writes all of `data` at the current offset.
     func write(_ data: Data) throws(NetworkError) {
         let failure: POSIXError? = descriptor.withLock { fd in
-            data.withUnsafeBytes { raw -> POSIXError? in
-                guard var pointer = raw.baseAddress else { return nil }
-                var left = raw.count
-                while left > 0 {
-                    let count = systemWrite(fd, pointer, left)
-                    if count < 0 {
-                        if errno == EINTR { continue }
-                        return POSIXError.current
-                    }
-                    pointer += count
-                    left -= count
-                }
-                return nil
-            }
+            Self.withoutSIGPIPE(isFIFO) { Self.writeAll(data, to: fd) }
         }
         if let failure { throw .fileSystem(url, failure) }
+    }
+
+    /// `write(2)` until all of `data` is written; the error, if any.
+    private static func writeAll(_ data: Data, to fd: Int32) -> POSIXError? {
+        data.withUnsafeBytes { raw -> POSIXError? in
+            guard var pointer = raw.baseAddress else { return nil }
+            var left = raw.count
+            while left > 0 {
+                let count = systemWrite(fd, pointer, left)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return POSIXError.current
+                }
+                pointer += count
+                left -= count
+            }
+            return nil
+        }
+    }
+
+    /// Runs `body` (a write) so that a FIFO whose reader has gone makes it fail with `EPIPE`
+    /// instead of raising `SIGPIPE`, which would end the process: the signal is blocked on this
+    /// thread for the write, and one the write raised is taken before it is unblocked. (On
+    /// Darwin the descriptor is marked `F_SETNOSIGPIPE` instead.) Nothing changes for other
+    /// files, nor for the process's own handling of the signal.
+    private static func withoutSIGPIPE<T>(_ active: Bool, _ body: () -> T) -> T {
+        #if os(Linux)
+        guard active else { return body() }
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var pending = sigset_t()
+        sigpending(&pending)
+        let alreadyPending = sigismember(&pending, SIGPIPE) == 1
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        let result = body()
+        if !alreadyPending {
+            sigpending(&pending)
+            if sigismember(&pending, SIGPIPE) == 1 {
+                var noWait = timespec(tv_sec: 0, tv_nsec: 0)
+                _ = sigtimedwait(&pipeSignal, nil, &noWait)
+            }
+        }
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        return result
+        #else
+        return body()
+        #endif
     }
 
     /// Cuts the file to `offset` bytes and continues writing there.

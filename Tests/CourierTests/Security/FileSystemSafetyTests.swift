@@ -163,6 +163,27 @@ final class FileSystemSafetyTests: CLITestCase {
         XCTAssertEqual(fileNames(in: folder), ["pipe"], "no .partial file, no sidecar")
     }
 
+    func testAFIFOWhoseReaderLeavesEndsTheCommandWithAWriteErrorNotSIGPIPE() throws {
+        let server = try makeServer()
+        serve(randomBytes(3_000_000, seed: 70), at: "/stream", on: server)
+        let folder = try makeTemporaryDirectory()
+        let fifo = folder.appendingPathComponent("pipe")
+        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
+        let reader = try FIFOReader(fifo, spareLinkIn: try makeTemporaryDirectory(), limit: 10)
+
+        // The test process ignores SIGPIPE (for its server), and an ignored signal stays ignored
+        // across exec: `env` gives courier the default action, as a shell would.
+        let env = URL(fileURLWithPath: "/usr/bin/env")
+        guard FileManager.default.isExecutableFile(atPath: env.path) else { throw XCTSkip("no /usr/bin/env") }
+        let result = try RunningCourier(executable: env, arguments: ["--default-signal=PIPE", try executable().path,
+                                                                     server.url("/stream").absoluteString, "-o", fifo.path],
+                                        directory: nil, stdin: nil).finish()
+        XCTAssertEqual(reader.finish()?.count, 10)
+        XCTAssertEqual(result.status, 23, "as curl: a write error, not death by SIGPIPE. \(result.stderrText)")
+        XCTAssertTrue(result.stderrText.contains("Broken pipe"), result.stderrText)
+        XCTAssertEqual(fileType(of: fifo), S_IFIFO)
+    }
+
     /// The library's `download(_:to:)` behaves as `-o` does: a device or FIFO is written directly,
     /// with or without `.replaceExisting` (nothing is replaced).
     func testLibraryDownloadWritesIntoADeviceOrAFIFO() throws {
@@ -411,7 +432,8 @@ final class FileSystemSafetyTests: CLITestCase {
     }
 }
 
-/// Reads a FIFO to its end on a thread of its own, as `cat pipe` would.
+/// Reads a FIFO to its end (or to `limit` bytes, then closes it) on a thread of its own, as
+/// `cat pipe` (or `head -c`) would.
 ///
 /// The reader opens the FIFO through a second hard link, so that it can still be released if the
 /// code under test never opens the FIFO (or replaces it): ``finish(timeout:)`` opens and closes
@@ -422,7 +444,7 @@ final class FIFOReader: @unchecked Sendable {
     private let bytes = Box<Data>()
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ fifo: URL, spareLinkIn folder: URL) throws {
+    init(_ fifo: URL, spareLinkIn folder: URL, limit: Int = .max) throws {
         spare = folder.appendingPathComponent("fifo-link")
         guard link(fifo.path, spare.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         let path = spare.path
@@ -431,8 +453,8 @@ final class FIFOReader: @unchecked Sendable {
             let fd = open(path, O_RDONLY)  // waits for a writer
             if fd >= 0 {
                 var chunk = [UInt8](repeating: 0, count: 1 << 16)
-                while true {
-                    let count = read(fd, &chunk, chunk.count)
+                while data.count < limit {
+                    let count = read(fd, &chunk, min(chunk.count, limit - data.count))
                     if count < 0, errno == EINTR { continue }
                     if count <= 0 { break }
                     data.append(contentsOf: chunk[0..<count])
