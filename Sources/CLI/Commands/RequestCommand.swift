@@ -45,7 +45,8 @@ struct RequestCommand {
     }
 
     /// `-o FILE`: streamed to disk through a `.partial` file, so a large body never sits in
-    /// memory, and an interrupted `get` resumes when run again.
+    /// memory, and an interrupted `get` resumes when run again. A device or FIFO (`-o /dev/null`)
+    /// is written directly, as curl does: the library never replaces one.
     private func save(to file: URL, session: Session) -> ExitCode {
         let style = ProgressStyle.choose(plan.settings, stderrIsTerminal: console.stderrIsTerminal, keepsBars: true)
         let display = ProgressDisplay(labels: [file.lastPathComponent], style: style, console: console)
@@ -67,11 +68,11 @@ struct RequestCommand {
             case let .failure(NetworkError.httpStatus(response)):
                 try failIfAsked(response, printer: BodyPrinter(console: console), includeHead: false, includeBody: true)
                 // Without --fail the error page is saved, as curl does; the library keeps it out of
-                // the `.partial` file, so it is written here.
-                do {
-                    try response.body.write(to: file, options: .atomic)
+                // the `.partial` file, so it is written here, by the same rules as a download.
+                do throws(NetworkError) {
+                    try DownloadFiles.save(response.body, to: file)
                 } catch {
-                    throw Failure(.writeError, "\(file.path): \(Failure.describe(error))")
+                    throw Failure(error, url: plan.url, timeout: plan.settings.timeout)
                 }
             case let .failure(error):
                 throw Failure(error, url: plan.url, timeout: plan.settings.timeout)

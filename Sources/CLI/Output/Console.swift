@@ -35,10 +35,11 @@ final class Console: @unchecked Sendable {  // writes are under its lock.
     }
 
     /// `courier: <text>` on its own line of stderr. On a terminal the line is cleared first, so
-    /// the `^C` the terminal echoes on Ctrl-C does not run into the message.
+    /// the `^C` the terminal echoes on Ctrl-C does not run into the message. Messages name files
+    /// and URLs, which may hold anything: their control characters are shown escaped.
     func message(_ text: String) {
         let prefix = stderrIsTerminal ? "\r\u{1B}[2K" : ""
-        writeError(Data("\(prefix)courier: \(text)\n".utf8))
+        writeError(Data("\(prefix)courier: \(TerminalText.escaped(text))\n".utf8))
     }
 
     /// The terminal's size (columns, rows), read at each draw so a resized window is followed;

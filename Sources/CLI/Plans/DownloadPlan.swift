@@ -38,7 +38,7 @@ struct DownloadPlan: Sendable {
             if let output = options.output {
                 destination = URL(fileURLWithPath: output)
             } else {
-                destination = URL(fileURLWithPath: directory ?? ".").appendingPathComponent(Self.fileName(for: url))
+                destination = URL(fileURLWithPath: directory ?? ".").appendingPathComponent(DownloadFileName.of(url))
             }
             let path = destination.standardizedFileURL.path
             if let earlier = urlByDestination[path] {
@@ -56,13 +56,5 @@ struct DownloadPlan: Sendable {
         self.headers = try RequestHeaders(options)
         self.options = downloadOptions
         self.settings = Settings(options)
-    }
-
-    /// The URL's last path component (percent-decoded), or `index.html` when the URL names a
-    /// folder, as wget does. Never `.` or `..`: a URL must not pick a file outside the folder.
-    static func fileName(for url: URL) -> String {
-        let name = url.lastPathComponent
-        if name.isEmpty || name == "/" || name == "." || name == ".." { return "index.html" }
-        return name
     }
 }

@@ -31,7 +31,8 @@ final class ProgressDisplay: @unchecked Sendable {  // all mutable state is unde
         self.style = style
         self.console = console
         self.clock = clock
-        rows = labels.map { ProgressRow(label: $0) }
+        // Labels are file names and URL parts: their control characters are shown escaped.
+        rows = labels.map { ProgressRow(label: TerminalText.escaped($0)) }
         meters = labels.map { _ in SpeedMeter() }
         firstSamples = labels.map { _ in nil }
         lastPlainLine = labels.map { _ in nil }

@@ -15,6 +15,9 @@ import FoundationNetworking
 /// - cancelled, timed out, connection lost, disk full → partial file and sidecar kept;
 /// - error status → the error page is collected in memory (never written to the partial file).
 ///
+/// A destination that is a device or a FIFO is written directly instead (``DownloadFiles/Start/direct``).
+/// How the files are opened, checked and replaced is ``DownloadFiles``' and ``PartialFile``'s business.
+///
 /// **One lock.** All of the download's own state is in ``FileState`` behind one lock: written by
 /// the transport's events (on the delegate queue), and closed by an early end from whichever
 /// thread ended the transfer (not through the delegate queue, where the close would wait behind
@@ -33,8 +36,8 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     private enum Sink {
         /// No response yet (or between tasks).
         case waiting
-        /// Appending to the partial file.
-        case file(FileHandle)
+        /// Appending to the partial file (or writing a device or FIFO directly).
+        case file(PartialFile)
         /// An unacceptable status: its body is kept in memory for the error.
         case errorBody(HTTPURLResponse, Data)
         /// The server refused the range (`416`, or an unusable `206`): the body is ignored and
@@ -50,8 +53,11 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         var written: Int64 = 0
         var expectedTotal: Int64?
         var canResume = false
-        /// Where the current task's body starts in the file (its `Range`), set when it is made.
-        var resumeOffset: Int64 = 0
+        /// Writing to a device or FIFO: nothing to rename, record or resume.
+        var writesDirectly = false
+        /// How the current attempt writes, decided when its task is made; a `.resume` holds the
+        /// open `.partial` file until the response says whether the range is served.
+        var start: DownloadFiles.Start = .fresh
         /// Set before a restart from byte 0 (after a refused range); read when the next task is made.
         var startOver = false
         /// Set once the transfer has ended without success: nothing may be opened after that.
@@ -80,38 +86,42 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
 
     /// Checks the destination, and asks for the rest of a partial file left by an earlier attempt
     /// when its sidecar says it came from this request's URL.
+    ///
+    /// The body is asked for as it is stored (`Accept-Encoding: identity`, as curl does without
+    /// `--compressed`), unless the request names an encoding itself: a `Range` then counts the
+    /// bytes that are written, and the size the server announces is the size that arrives.
     func makeTask(in transport: any Transport, for attemptRequest: URLRequest) throws -> any TransportTask {
         var urlRequest = attemptRequest
-        try files.checkDestination(options: options)
+        if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
         // A start-over is asked for once (after a refused range); later attempts resume again.
         let startOver = state.withLock { state in
             defer { state.startOver = false }
             return state.startOver
         }
-        var offset: Int64 = 0
-        if options.contains(.noResume) || startOver {
-            files.removeResumeState()
-        } else if let record = files.loadRecord(), record.url == recordedURL,
-                  let size = files.partialSize(), size > 0 {
-            urlRequest.setValue("bytes=\(size)-", forHTTPHeaderField: "Range")
-            urlRequest.setValue(record.validator, forHTTPHeaderField: "If-Range")
-            offset = size
-        } else {
-            // Bytes of unknown origin cannot be trusted: start clean.
-            files.removeResumeState()
+        let start = try files.prepareAttempt(options: options, allowResume: !startOver, url: recordedURL)
+        if case let .resume(file, validator) = start {
+            urlRequest.setValue("bytes=\(file.sizeAtOpen)-", forHTTPHeaderField: "Range")
+            urlRequest.setValue(validator, forHTTPHeaderField: "If-Range")
         }
-        state.withLock { $0.resumeOffset = offset }
+        let previous = state.withLock { state in
+            defer { state.start = start }
+            return state.start
+        }
+        // A `.partial` file an earlier attempt opened and never used.
+        if case let .resume(unused, _) = previous { try? unused.close() }
         return transport.makeDataTask(with: urlRequest)
     }
 
     func didReceive(head http: HTTPURLResponse) -> BodyStep {
         let head = HTTPResponse(http, body: Data())
-        let offset = state.withLock { $0.resumeOffset }
-        if offset > 0 {
+        if case let .resume(file, _) = state.withLock({ $0.start }) {
+            let offset = file.sizeAtOpen
             if http.statusCode == 206, let range = ContentRange(http.value(forHTTPHeaderField: "Content-Range")),
                range.start == offset {
                 let rest = http.expectedContentLength
-                return open(appendingAt: offset, total: range.total ?? (rest >= 0 ? offset + rest : nil), response: http, head: head)
+                return open(resuming: file, total: range.total ?? (rest >= 0 ? offset + rest : nil), response: http, head: head)
             }
             if http.statusCode == 206 || http.statusCode == 416 {
                 // A range we did not ask for, or one the server cannot serve: start over.
@@ -127,20 +137,20 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
             return BodyStep(observed: head)
         }
         let length = http.expectedContentLength
-        return open(appendingAt: 0, total: length >= 0 ? length : nil, response: http, head: head)
+        return open(resuming: nil, total: length >= 0 ? length : nil, response: http, head: head)
     }
 
     func didReceive(data: Data) -> BodyStep {
         state.withLock { state in
             switch state.sink {
-            case let .file(handle):
+            case let .file(file):
                 state.buffer.append(data)
                 state.written += Int64(data.count)
                 if state.buffer.count >= Self.writeBlockSize {
-                    do {
-                        try Self.flush(&state, to: handle)
+                    do throws(NetworkError) {
+                        try Self.flush(&state, to: file)
                     } catch {
-                        return BodyStep(abort: .fileSystem(files.partial, error))
+                        return BodyStep(abort: error)
                     }
                 }
                 return BodyStep(progress: Self.progress(of: state))
@@ -177,8 +187,11 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
             }
             // Failed attempt: keep what arrived (a retry, or a later call, resumes from it).
             let failure = Self.attemptError(error, sink: state.sink)
+            let wroteToDevice = state.writesDirectly && state.written > 0
             closePartial(&state)
-            return BodyCompletion(outcome: .failed(failure.error, response: failure.response))
+            // Bytes given to a device or a FIFO cannot be taken back: another attempt would
+            // repeat them.
+            return BodyCompletion(outcome: .failed(failure.error, response: failure.response, retryable: !wroteToDevice))
         }
     }
 
@@ -204,38 +217,51 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
 
     // MARK: - Files
 
-    /// Opens the partial file for a body that starts at `offset` of the whole file.
-    private func open(appendingAt offset: Int64, total: Int64?, response: HTTPURLResponse, head: HTTPResponse) -> BodyStep {
+    /// Starts writing the body: after the bytes of `resumed` (the `.partial` file opened when
+    /// the task was made), or else from byte 0 into a new `.partial` file or the device.
+    private func open(resuming resumed: PartialFile?, total: Int64?, response: HTTPURLResponse, head: HTTPResponse) -> BodyStep {
         // Resumable only with a validator: without one, "the rest" might belong to another file.
         let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
         return state.withLock { state in
-            guard !state.abandoned else { return .proceed }
-            do {
-                if offset == 0 {
-                    files.removeResumeState()
-                    guard FileManager.default.createFile(atPath: files.partial.path, contents: nil) else {
-                        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: files.partial.path])
-                    }
-                }
-                let handle = try FileHandle(forWritingTo: files.partial)
-                state.buffer = Data(capacity: Self.writeBlockSize + (64 << 10))
-                if offset > 0 {
+            let start = state.start
+            if case .resume = start { state.start = .fresh }   // the open file is now the sink's
+            guard !state.abandoned else {
+                if case let .resume(unused, _) = start { try? unused.close() }
+                return .proceed
+            }
+            var opened = resumed
+            do throws(NetworkError) {
+                let file: PartialFile
+                let offset: Int64
+                if let resumed {
                     // Drop anything past the resumed offset (a write that failed half-way). Not for
                     // a file just created empty: on ext4 a truncate makes the later close() start
                     // writeback, which cost a cancel 8-36 ms before its completion (measured).
-                    try handle.truncate(atOffset: UInt64(offset))
+                    offset = resumed.sizeAtOpen
+                    try resumed.truncate(at: offset)
+                    file = resumed
+                } else {
+                    if case let .resume(unused, _) = start { try? unused.close() }
+                    if case .direct = start { state.writesDirectly = true } else { state.writesDirectly = false }
+                    offset = 0
+                    file = try state.writesDirectly ? files.openDirect() : files.createPartial()
+                    opened = file
                 }
-                state.sink = .file(handle)
+                state.buffer = Data(capacity: Self.writeBlockSize + (64 << 10))
+                state.sink = .file(file)
                 state.written = offset
                 state.expectedTotal = total
-                if offset == 0, let validator, let url = recordedURL {
+                if offset == 0, !state.writesDirectly, let validator, let url = recordedURL {
                     try files.saveRecord(.init(url: url, validator: validator, bytes: 0))
                 }
-                state.canResume = offset > 0 || validator != nil
+                state.canResume = !state.writesDirectly && (offset > 0 || validator != nil)
                 return BodyStep(progress: Self.progress(of: state), forceProgress: true, observed: head)
             } catch {
                 state.sink = .waiting
-                return BodyStep(observed: head, abort: .fileSystem(files.partial, error))
+                try? opened?.close()
+                // A `.partial` file made for this attempt and unusable: leave nothing behind.
+                if resumed == nil, opened != nil, !state.writesDirectly { files.removeResumeState() }
+                return BodyStep(observed: head, abort: error)
             }
         }
     }
@@ -243,19 +269,25 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     /// The body is complete: flush, close, and rename it into place.
     private func commit() -> Result<URL, any Error> {
         state.withLock { state -> Result<URL, NetworkError> in
-            guard case let .file(handle) = state.sink else {
+            guard case let .file(file) = state.sink else {
                 return .failure(.transport(URLError(.badServerResponse)))
             }
             state.sink = .waiting
-            do {
-                try Self.flush(&state, to: handle)
-                try handle.close()
-                try files.moveIntoPlace(options: options)
+            do throws(NetworkError) {
+                do throws(NetworkError) {
+                    try Self.flush(&state, to: file)
+                } catch {
+                    try? file.close()
+                    throw error
+                }
+                if state.writesDirectly {
+                    try file.close()
+                } else {
+                    try files.moveIntoPlace(file, options: options)
+                }
                 return .success(files.destination)
-            } catch let error as NetworkError {
-                return .failure(error)
             } catch {
-                return .failure(.fileSystem(files.partial, error))
+                return .failure(error)
             }
         }
         .mapError { request.convertError($0, response: nil) }
@@ -276,9 +308,9 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         }
     }
 
-    private static func flush(_ state: inout FileState, to handle: FileHandle) throws {
+    private static func flush(_ state: inout FileState, to file: PartialFile) throws(NetworkError) {
         guard !state.buffer.isEmpty else { return }
-        try handle.write(contentsOf: state.buffer)
+        try file.write(state.buffer)
         state.buffer.removeAll(keepingCapacity: true)
     }
 
@@ -286,12 +318,18 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     /// removes it. After a failed write the file is shorter than `written`; the record keeps the
     /// file's real size, which is what a resume asks for.
     private func closePartial(_ state: inout FileState) {
-        guard case let .file(handle) = state.sink else { return }
+        // A `.partial` file opened for a resume whose response never came.
+        if case let .resume(unused, _) = state.start {
+            state.start = .fresh
+            try? unused.close()
+        }
+        guard case let .file(file) = state.sink else { return }
         state.sink = .waiting
-        let flushed = (try? Self.flush(&state, to: handle)) != nil
+        let flushed = (try? Self.flush(&state, to: file)) != nil
         state.buffer = Data()
-        try? handle.close()
-        if !flushed { state.written = files.partialSize() ?? 0 }
+        if !flushed { state.written = file.currentSize() ?? 0 }
+        try? file.close()
+        if state.writesDirectly { return }
         if state.canResume, !options.contains(.noResume), var record = files.loadRecord() {
             record.bytes = state.written
             try? files.saveRecord(record)

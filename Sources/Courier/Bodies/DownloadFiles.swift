@@ -1,12 +1,22 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The files of one download destination: the destination itself, the `.partial` file the body
 /// is written to, and the sidecar that makes the partial file resumable.
 ///
 /// For `report.pdf`: `report.pdf.partial` holds the bytes so far and `report.pdf.partial.json`
 /// holds where they came from. Both are documented, visible, and removed once the download
-/// completes; nothing else is ever written.
-struct DownloadFiles: Sendable {
+/// completes; nothing else is ever left behind.
+///
+/// Safe in a folder others can write to: no symbolic link at any of the three paths is ever
+/// followed, and whatever is found at the `.partial` or sidecar path that Courier did not
+/// make (a link, a FIFO, a hard link to another file) is removed, not used. A destination that
+/// is a device or a FIFO is written directly instead (see ``Start/direct``).
+package struct DownloadFiles: Sendable {
     let destination: URL
     let partial: URL
     let sidecar: URL
@@ -29,65 +39,184 @@ struct DownloadFiles: Sendable {
         var bytes: Int64
     }
 
+    /// How an attempt writes the body, as decided from what is on disk when its task is made.
+    enum Start: Sendable {
+        /// The destination is a device or a FIFO: written directly (no `.partial` file, no
+        /// sidecar, no resume, no rename), as `curl -o /dev/null` does.
+        case direct
+        /// From byte 0, into a new `.partial` file.
+        case fresh
+        /// After the bytes of this `.partial` file, already open: its size when opened is the
+        /// offset asked for, so nothing can change between measuring it and writing to it.
+        case resume(PartialFile, validator: String)
+    }
+
+    /// Checks the destination and decides how the attempt starts: resumes when the sidecar says
+    /// the `.partial` file came from `url` and that file is a plain file of Courier's; otherwise
+    /// removes both (without following a link) and starts from byte 0.
+    func prepareAttempt(options: DownloadOptions, allowResume: Bool, url: String?) throws(NetworkError) -> Start {
+        if try checkDestination(options: options) == .special { return .direct }
+        if allowResume, !options.contains(.noResume), let record = loadRecord(), record.url == url,
+           let file = PartialFile.openForResume(at: partial) {
+            if file.sizeAtOpen > 0 { return .resume(file, validator: record.validator) }
+            try? file.close()
+        }
+        // Bytes of unknown origin cannot be trusted: start clean.
+        removeResumeState()
+        return .fresh
+    }
+
+    /// A new, empty `.partial` file, created where nothing is (whatever was at the path is
+    /// removed first, not followed), with the permission bits of the file it will replace.
+    func createPartial() throws(NetworkError) -> PartialFile {
+        removeResumeState()
+        return try PartialFile.create(at: partial, mode: modeToKeep())
+    }
+
+    /// The device or FIFO at the destination, opened for writing as it is.
+    func openDirect() throws(NetworkError) -> PartialFile {
+        try PartialFile.openSpecial(at: destination)
+    }
+
+    /// The permission bits of the regular file at the destination, if any: a replaced file keeps
+    /// them, as a file overwritten in place (by curl, say) would. Set-id bits are not kept: a
+    /// body from the network must not become a set-id program.
+    func modeToKeep() -> mode_t? {
+        var status = stat()
+        guard lstat(destination.path, &status) == 0, status.isRegular else { return nil }
+        return status.st_mode & 0o777
+    }
+
     func loadRecord() -> ResumeRecord? {
-        guard let data = try? Data(contentsOf: sidecar) else { return nil }
+        guard let data = PartialFile.readRegularFile(at: sidecar, limit: 64 << 10) else { return nil }
         return try? JSONDecoder().decode(ResumeRecord.self, from: data)
     }
 
-    func saveRecord(_ record: ResumeRecord) throws {
+    /// Writes the sidecar through a new file renamed over it, owner-only: it holds the URL,
+    /// which may carry a token.
+    func saveRecord(_ record: ResumeRecord) throws(NetworkError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        try encoder.encode(record).write(to: sidecar, options: .atomic)
+        let data: Data
+        do {
+            data = try encoder.encode(record)
+        } catch {
+            throw .fileSystem(sidecar, error)
+        }
+        try Self.replace(sidecar, with: data, mode: 0o600)
     }
 
-    /// Size of the partial file, or `nil` if there is none.
-    func partialSize() -> Int64? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: partial.path) else { return nil }
-        return (attributes[.size] as? NSNumber)?.int64Value
-    }
-
-    /// Removes the partial file and its sidecar (whichever exist).
+    /// Removes the partial file and its sidecar (whichever exist); a link is removed itself.
     func removeResumeState() {
-        try? FileManager.default.removeItem(at: partial)
-        try? FileManager.default.removeItem(at: sidecar)
+        unlink(partial.path)
+        unlink(sidecar.path)
+    }
+
+    /// What the destination path holds, as far as a download is concerned.
+    enum DestinationKind {
+        /// Nothing, or something the finished download replaces (a regular file, a link).
+        case replaceable
+        /// A device or a FIFO: written directly, never replaced.
+        case special
     }
 
     /// Checks the destination before any byte is requested, so that a download that could never
     /// be saved fails at once rather than after the transfer.
-    func checkDestination(options: DownloadOptions) throws {
-        let fileManager = FileManager.default
-        if fileManager.fileExists(atPath: destination.path), !options.contains(.replaceExisting) {
-            throw NetworkError.destinationExists(destination)
+    func checkDestination(options: DownloadOptions) throws(NetworkError) -> DestinationKind {
+        var status = stat()
+        // lstat: a link at the destination counts as something there (it would be replaced).
+        let exists = lstat(destination.path, &status) == 0
+        if exists, status.isSpecial { return .special }
+        if exists, !options.contains(.replaceExisting) {
+            throw .destinationExists(destination)
         }
+        let fileManager = FileManager.default
         let folder = destination.deletingLastPathComponent()
         var isDirectory: ObjCBool = false
         if !fileManager.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
             guard options.contains(.createDirectories) else {
-                throw NetworkError.fileSystem(folder, CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: folder.path]))
+                throw .fileSystem(folder, CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: folder.path]))
             }
             do {
                 try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {
-                throw NetworkError.fileSystem(folder, error)
+                throw .fileSystem(folder, error)
             }
         } else if !isDirectory.boolValue {
-            throw NetworkError.fileSystem(folder, CocoaError(.fileWriteInvalidFileName, userInfo: [NSFilePathErrorKey: folder.path]))
+            throw .fileSystem(folder, CocoaError(.fileWriteInvalidFileName, userInfo: [NSFilePathErrorKey: folder.path]))
+        }
+        // The sidecar's is the longest name: if it cannot exist, the download could only fail
+        // after the first response, leaving a stray `.partial` file.
+        let nameLimit = pathconf(folder.path, Int32(_PC_NAME_MAX))
+        if nameLimit > 0, sidecar.lastPathComponent.utf8.count > nameLimit {
+            throw .fileSystem(destination, POSIXError(.ENAMETOOLONG))
         }
         guard fileManager.isWritableFile(atPath: folder.path) else {
-            throw NetworkError.fileSystem(folder, CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: folder.path]))
+            throw .fileSystem(folder, CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: folder.path]))
+        }
+        return .replaceable
+    }
+
+    /// Moves the finished partial file into place and closes it: `rename(2)`, so the
+    /// destination appears whole or not at all, and an existing file (or a link: the link
+    /// itself, never what it points to) is replaced atomically. A regular file it replaces passes
+    /// on its permission bits.
+    func moveIntoPlace(_ file: PartialFile, options: DownloadOptions) throws(NetworkError) {
+        do throws(NetworkError) {
+            var status = stat()
+            let exists = lstat(destination.path, &status) == 0
+            if exists, !options.contains(.replaceExisting) { throw .destinationExists(destination) }
+            if exists, status.isRegular { try file.setMode(status.st_mode & 0o777) }
+            // Checked while the file is open, so its inode number cannot have been reused.
+            guard file.isStill(at: partial) else {
+                throw .fileSystem(partial, CocoaError(.fileWriteUnknown, userInfo: [
+                    NSFilePathErrorKey: partial.path,
+                    NSLocalizedDescriptionKey: "The partial file was replaced while it was being written."]))
+            }
+        } catch {
+            try? file.close()
+            throw error
+        }
+        try file.close()
+        guard rename(partial.path, destination.path) == 0 else {
+            throw .fileSystem(destination, POSIXError.current)
+        }
+        unlink(sidecar.path)
+    }
+
+    /// Writes `data` to a new file next to `target` and renames it over `target`: readers never
+    /// see half a file, and a link at `target` is replaced, never written through. `mode` as for
+    /// ``PartialFile/create(at:mode:)``.
+    static func replace(_ target: URL, with data: Data, mode: mode_t?) throws(NetworkError) {
+        let temporary = try PartialFile.createUnique(in: target.deletingLastPathComponent(), mode: mode)
+        do throws(NetworkError) {
+            try temporary.write(data)
+            try temporary.close()
+            guard rename(temporary.url.path, target.path) == 0 else { throw .fileSystem(target, POSIXError.current) }
+        } catch {
+            try? temporary.close()
+            unlink(temporary.url.path)
+            throw error
         }
     }
 
-    /// Moves the finished partial file into place: `rename(2)`, so the destination appears
-    /// whole or not at all (and an existing one is replaced atomically).
-    func moveIntoPlace(options: DownloadOptions) throws {
-        if !options.contains(.replaceExisting), FileManager.default.fileExists(atPath: destination.path) {
-            throw NetworkError.destinationExists(destination)
+    /// Writes `data` as the whole of `destination` by the rules of a download: a device or FIFO
+    /// is written directly; anything else is replaced atomically (a regular file's permission
+    /// bits kept, a link replaced rather than followed). For the `courier` tool, which saves an
+    /// error page with `-o` as curl does.
+    package static func save(_ data: Data, to destination: URL) throws(NetworkError) {
+        let files = DownloadFiles(destination: destination)
+        var status = stat()
+        guard lstat(files.destination.path, &status) == 0, status.isSpecial else {
+            return try replace(files.destination, with: data, mode: files.modeToKeep())
         }
-        guard rename(partial.path, destination.path) == 0 else {
-            let code = POSIXErrorCode(rawValue: errno) ?? .EIO
-            throw NetworkError.fileSystem(destination, POSIXError(code))
+        let file = try files.openDirect()
+        do throws(NetworkError) {
+            try file.write(data)
+        } catch {
+            try? file.close()
+            throw error
         }
-        try? FileManager.default.removeItem(at: sidecar)
+        try file.close()
     }
 }

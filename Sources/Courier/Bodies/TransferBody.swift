@@ -84,8 +84,9 @@ enum AttemptOutcome<Output: Sendable> {
     /// larger than ``inlineJudgingLimit`` bytes is judged on the work queue, so that decoding it
     /// never holds up other transfers' callbacks.
     case judge(bodySize: Int, @Sendable () -> AttemptOutcome<Output>)
-    /// Failed; the retry policy decides whether to go again.
-    case failed(NetworkError, response: HTTPResponse?)
+    /// Failed. When `retryable`, the retry policy decides whether to go again; otherwise the
+    /// transfer fails at once (bytes already written to a device cannot be sent again).
+    case failed(NetworkError, response: HTTPResponse?, retryable: Bool = true)
     /// Failed with an error of the request's own making: final, delivered as it is.
     case rejected(any Error)
     /// The server refused to resume: start the same attempt over from byte 0.

@@ -177,8 +177,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             } else {
                 core.workQueue.async { [self] in conclude(judge()) }
             }
-        case let .failed(error, response):
-            handle { $0.attemptFailed(error, response: response) }
+        case let .failed(error, response, retryable):
+            handle { retryable ? $0.attemptFailed(error, response: response) : $0.failedForGood(error, response: response) }
         case let .rejected(error):
             handle { $0.rejected(error) }
         case .startOver:

@@ -196,6 +196,12 @@ struct TransferLifecycle<Task> {
         return .askRetry(error, response: response, request: request, attempt: attempts)
     }
 
+    /// The attempt failed in a way no retry can mend: the transfer fails at once.
+    mutating func failedForGood(_ error: NetworkError, response: HTTPResponse?) -> Action {
+        guard case .processing = phase else { return .none }
+        return end(.failure(error, response: response))
+    }
+
     /// The interceptors and the retry policy answered: wait `delay` and go again, or (`nil`) fail.
     mutating func retryDecided(delay: TimeInterval?) -> Action {
         guard case .processing = phase, let failure = failureBeingRetried else { return .none }

@@ -122,6 +122,27 @@ public struct MultipartForm: Sendable {
     ///   ``EncodingError/boundaryCollision(partName:)``.
     @discardableResult
     public func writeEncoded(to url: URL) throws -> Int64 {
+        try writeEncoded(to: url) {
+            try Data().write(to: url)  // creates or truncates, and reports why when it cannot
+            return try FileHandle(forWritingTo: url)
+        }
+    }
+
+    /// Like ``writeEncoded(to:)``, into a new file readable and writable by its owner only, for
+    /// the temporary file an upload is sent from: it holds the form's contents, which may come
+    /// from private files. Created with `O_CREAT | O_EXCL` and no link followed, so nothing
+    /// planted at `url` is ever written to.
+    @discardableResult
+    func writeEncoded(toNewPrivateFile url: URL) throws -> Int64 {
+        try writeEncoded(to: url) {
+            let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw POSIXError.current }
+            return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        }
+    }
+
+    /// Encodes into the file `openFile` opens at `url`.
+    private func writeEncoded(to url: URL, opening openFile: () throws -> FileHandle) throws -> Int64 {
         let plan = try plan()
         guard url.isFileURL else { throw EncodingError.writeFailed(url, underlying: "not a file URL") }
         let target = url.resolvingSymlinksInPath().standardizedFileURL.path
@@ -132,8 +153,7 @@ public struct MultipartForm: Sendable {
 
         let handle: FileHandle
         do {
-            try Data().write(to: url)  // creates or truncates, and reports why when it cannot
-            handle = try FileHandle(forWritingTo: url)
+            handle = try openFile()
         } catch {
             throw EncodingError.writeFailed(url, underlying: Self.describe(error))
         }

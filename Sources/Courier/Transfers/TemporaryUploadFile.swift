@@ -3,6 +3,9 @@ import Foundation
 /// The temporary file a `.multipart` body is encoded into before upload (URLSession on Linux
 /// crashes on stream bodies, so the form is written to disk and uploaded from there).
 ///
+/// The file is created owner-only (`0600`) under an unguessable name that must not exist yet,
+/// so other users can neither read the form nor plant anything at its path.
+///
 /// The file is written once and reused by every task of the transfer (retries, a 307/308 that
 /// repeats the body), and deleted exactly once, when the transfer ends, however it ends —
 /// including when the end (a cancel) races with the writing of the file itself.
@@ -16,7 +19,7 @@ final class TemporaryUploadFile: Sendable {
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("courier-upload-\(UUID().uuidString).multipart")
         do {
-            try form.writeEncoded(to: url)
+            try form.writeEncoded(toNewPrivateFile: url)
         } catch let error as MultipartForm.EncodingError {
             try? FileManager.default.removeItem(at: url)
             if case let .fileNotReadable(file, _) = error { throw NetworkError.fileSystem(file, error) }

@@ -81,10 +81,10 @@ final class CLIArgumentTests: XCTestCase {
     }
 
     func testDownloadFileNames() {
-        XCTAssertEqual(DownloadPlan.fileName(for: URL(string: "http://h/a/b%20c.txt?x=1")!), "b c.txt")
-        XCTAssertEqual(DownloadPlan.fileName(for: URL(string: "http://h/")!), "index.html")
-        XCTAssertEqual(DownloadPlan.fileName(for: URL(string: "http://h")!), "index.html")
-        XCTAssertEqual(DownloadPlan.fileName(for: URL(string: "http://h/a/..")!), "index.html")
+        XCTAssertEqual(DownloadFileName.of(URL(string: "http://h/a/b%20c.txt?x=1")!), "b c.txt")
+        XCTAssertEqual(DownloadFileName.of(URL(string: "http://h/")!), "index.html")
+        XCTAssertEqual(DownloadFileName.of(URL(string: "http://h")!), "index.html")
+        XCTAssertEqual(DownloadFileName.of(URL(string: "http://h/a/..")!), "index.html")
     }
 
     func testHelpMentionsEveryOption() {
