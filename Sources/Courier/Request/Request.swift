@@ -22,8 +22,27 @@ public struct Request<Output: Sendable>: NetworkRequest {
     public var authentication: Authentication?
     /// The overall deadline in seconds.
     public var timeout: TimeInterval
-    /// The statuses accepted as success; anything else is ``NetworkError/httpStatus(_:)``.
-    public var acceptableStatusCodes: Range<Int> = 200..<300
+    /// The statuses accepted as success, any set of them; anything else is
+    /// ``NetworkError/httpStatus(_:)``. Default: `200..<300`.
+    ///
+    /// ```swift
+    /// var request = Request<Data>.get(feedURL, headers: ["If-None-Match": etag])
+    /// request.acceptedStatusCodes = Set(200..<300).union([304])
+    /// ```
+    public var acceptedStatusCodes: Set<Int> = ResponseValidation.successStatusCodes
+    /// The accepted statuses as a range: setting it replaces ``acceptedStatusCodes`` with the
+    /// range's codes; reading it gives the smallest range holding them all.
+    public var acceptableStatusCodes: Range<Int> {
+        get {
+            guard let lowest = acceptedStatusCodes.min(), let highest = acceptedStatusCodes.max() else { return 0..<0 }
+            return lowest..<(highest + 1)
+        }
+        set { acceptedStatusCodes = Set(newValue) }
+    }
+    /// The media types accepted (`application/json`, `text/*`, `*/*`), or `nil` for any; see
+    /// ``NetworkRequest/acceptedContentTypes``. Another type fails with
+    /// ``NetworkError/unexpectedContentType(expected:response:)``. Default: `nil`.
+    public var acceptedContentTypes: [String]?
 
     private let transform: @Sendable (Data, HTTPResponse) throws -> Output
     private var errorConversion: (@Sendable (NetworkError, HTTPResponse?) -> any Error)?
@@ -60,9 +79,28 @@ public struct Request<Output: Sendable>: NetworkRequest {
         }
     }
 
-    /// Accepts ``acceptableStatusCodes``.
-    public func validate(_ response: HTTPResponse) throws {
-        guard acceptableStatusCodes.contains(response.statusCode) else { throw NetworkError.httpStatus(response) }
+    /// The same request, accepting exactly `statusCodes` as success.
+    ///
+    /// ```swift
+    /// let request = Request<Data>.get(feedURL).accepting(statusCodes: Set(200..<300).union([304]))
+    /// ```
+    public func accepting(statusCodes: Set<Int>) -> Request<Output> {
+        var copy = self
+        copy.acceptedStatusCodes = statusCodes
+        return copy
+    }
+
+    /// The same request, accepting only responses of these media types (a proxy's HTML page
+    /// then fails as ``NetworkError/unexpectedContentType(expected:response:)`` rather than
+    /// reaching the decoder).
+    ///
+    /// ```swift
+    /// let request = Request<Data>.get(userURL).accepting(contentTypes: ["application/json"]).decoding(User.self)
+    /// ```
+    public func accepting(contentTypes: [String]) -> Request<Output> {
+        var copy = self
+        copy.acceptedContentTypes = contentTypes
+        return copy
     }
 
     /// Maps failures with the conversion set by ``decodingErrors(as:decoder:)``, if any.
@@ -91,7 +129,8 @@ public struct Request<Output: Sendable>: NetworkRequest {
             method: method, location: location, headers: headers, body: body,
             authentication: authentication, timeout: timeout
         ) { body, response in try transform(current(body, response)) }
-        request.acceptableStatusCodes = acceptableStatusCodes
+        request.acceptedStatusCodes = acceptedStatusCodes
+        request.acceptedContentTypes = acceptedContentTypes
         request.errorConversion = errorConversion
         return request
     }

@@ -1,0 +1,136 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request's output together with the head of the response it came from: status, headers and
+/// final URL. The output of ``NetworkRequest/withResponse()``.
+///
+/// `response.body` is always empty. The body has already gone into ``value`` (for a `Data`
+/// output it *is* the value), and keeping a second copy next to a decoded value would double the
+/// memory a large response costs. A `Data` output could carry its bytes for free (the two
+/// would share storage), but then whether `response.body` is filled would depend on the output
+/// type; one rule for every output is easier to rely on. Errors keep carrying the whole body
+/// (``NetworkError/httpStatus(_:)``, ``NetworkError/decodingFailed(_:_:)``).
+///
+/// ```swift
+/// let page = try await network.response(for: ListPosts(page: 2).withResponse())
+/// print(page.value.count, "posts")
+/// print(page.statusCode)                          // 200
+/// print(page.headers["Link"] ?? "no next page")   // pagination
+/// print(page.headers["ETag"] ?? "")
+/// ```
+public struct Response<Output> {
+    /// The request's output, made from the body as the request defines.
+    public var value: Output
+    /// The response's head: status, headers and final URL. Its `body` is empty (see above).
+    public var response: HTTPResponse
+
+    /// Creates a value; Courier makes these for ``NetworkRequest/withResponse()``.
+    ///
+    /// ```swift
+    /// let canned = Response(value: [Post](), response: HTTPResponse(statusCode: 200))
+    /// ```
+    public init(value: Output, response: HTTPResponse) {
+        self.value = value
+        self.response = response
+    }
+
+    /// The HTTP status code, e.g. `201` for a created resource.
+    ///
+    /// ```swift
+    /// if created.statusCode == 201 { print("new post at", created.headers["Location"] ?? "?") }
+    /// ```
+    public var statusCode: Int { response.statusCode }
+
+    /// The response header fields, looked up without regard to case.
+    ///
+    /// ```swift
+    /// let remaining = page.headers["X-RateLimit-Remaining"].flatMap(Int.init)
+    /// ```
+    public var headers: HTTPHeaders { response.headers }
+}
+
+extension Response: Sendable where Output: Sendable {}
+extension Response: Equatable where Output: Equatable {}
+extension Response: Hashable where Output: Hashable {}
+
+extension NetworkRequest {
+    /// The same request, its output paired with the response's status, headers and URL.
+    ///
+    /// Everything else stays as this request defines it: URL, method, headers, body, deadline,
+    /// retries, validation, decoding and error conversion. Works in every calling convention
+    /// and with progress, like any request.
+    ///
+    /// ```swift
+    /// network.schedule(GetUser(id: 1).withResponse()) { result in
+    ///     if case .success(let user) = result {
+    ///         print(user.value.name, user.headers["ETag"] ?? "")
+    ///     }
+    /// }
+    /// let page = try Request<Data>.get(url).decoding([Post].self).withResponse().scheduleSynchronously().get()
+    /// ```
+    public func withResponse() -> RequestWithResponse<Self> {
+        RequestWithResponse(base: self)
+    }
+}
+
+/// A request whose output is its base request's output plus the response head; made by
+/// ``NetworkRequest/withResponse()``.
+///
+/// ```swift
+/// let request: RequestWithResponse<GetUser> = GetUser(id: 1).withResponse()
+/// let user = try await request.response(on: network)
+/// print(user.value.name, user.statusCode)
+/// ```
+public struct RequestWithResponse<Base: NetworkRequest>: NetworkRequest {
+    /// The output type: the base request's output with the response head.
+    public typealias Output = Response<Base.Output>
+
+    /// The request this one runs.
+    public let base: Base
+
+    /// Wraps `base`; usually written `base.withResponse()`.
+    ///
+    /// ```swift
+    /// let request = RequestWithResponse(base: GetUser(id: 1))
+    /// ```
+    public init(base: Base) {
+        self.base = base
+    }
+
+    /// The base request's URL.
+    public func makeURL() throws -> URL { try base.makeURL() }
+    /// The base request's method.
+    public var method: HTTPMethod { base.method }
+    /// The base request's headers.
+    public var headers: [String: String] { base.headers }
+    /// The base request's body.
+    public var body: RequestBody? { base.body }
+    /// The base request's credentials.
+    public var authentication: Authentication? { base.authentication }
+    /// The base request's deadline.
+    public var timeout: TimeInterval { base.timeout }
+    /// The base request's retry policy.
+    public var retryPolicy: RetryPolicy? { base.retryPolicy }
+    /// The base request's accepted statuses.
+    public var acceptedStatusCodes: Set<Int> { base.acceptedStatusCodes }
+    /// The base request's accepted media types.
+    public var acceptedContentTypes: [String]? { base.acceptedContentTypes }
+    /// The base request's `URLRequest`.
+    public func makeURLRequest() throws -> URLRequest { try base.makeURLRequest() }
+    /// The base request's validation.
+    public func validate(_ response: HTTPResponse) throws { try base.validate(response) }
+    /// The base request's error conversion.
+    public func convertError(_ error: NetworkError, response: HTTPResponse?) -> any Error {
+        base.convertError(error, response: response)
+    }
+
+    /// The base request's output, with the response head (its body left out).
+    public func output(from body: Data, response: HTTPResponse) throws -> Response<Base.Output> {
+        let value = try base.output(from: body, response: response)
+        var head = response
+        head.body = Data()
+        return Response(value: value, response: head)
+    }
+}
