@@ -22,6 +22,10 @@ public struct Request<Output: Sendable>: NetworkRequest {
     public var authentication: Authentication?
     /// The overall deadline in seconds.
     public var timeout: TimeInterval
+    /// Query items added to the URL, after any it has already; percent-encoded like
+    /// ``URLBuilder``'s (RFC 3986: a `+` is sent as `%2B`, a space as `%20`). Usually filled by
+    /// ``addingQuery(_:encoder:)``.
+    public var queryItems: [URLQueryItem] = []
     /// The statuses accepted as success, any set of them; anything else is
     /// ``NetworkError/httpStatus(_:)``. Default: `200..<300`.
     ///
@@ -66,17 +70,49 @@ public struct Request<Output: Sendable>: NetworkRequest {
         self.transform = output
     }
 
-    /// Resolves ``location`` into a URL.
+    /// Resolves ``location`` into a URL and adds ``queryItems`` to it.
     public func makeURL() throws -> URL {
+        let url: URL
         switch location {
-        case let .url(url):
-            return url
+        case let .url(located):
+            url = located
         case let .string(string):
-            guard let url = URL(string: string) else { throw NetworkError.invalidURL(string) }
-            return url
+            guard let located = URL(string: string) else { throw NetworkError.invalidURL(string) }
+            url = located
         case let .builder(builder):
-            return try builder.build()
+            url = try builder.build()
         }
+        guard !queryItems.isEmpty else { return url }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw NetworkError.invalidURL(url.absoluteString)
+        }
+        let added = URLBuilder.percentEncodedQuery(queryItems.map { URLBuilder.QueryItem(name: $0.name, value: $0.value) })
+        let present = components.percentEncodedQuery.flatMap { $0.isEmpty ? nil : $0 }
+        components.percentEncodedQuery = present.map { $0 + "&" + added } ?? added
+        guard let withQuery = components.url else { throw NetworkError.invalidURL(url.absoluteString) }
+        return withQuery
+    }
+
+    /// The same request with the query items of an `Encodable` value added to its URL (see
+    /// ``URLQueryEncoder`` for the rules).
+    ///
+    /// ```swift
+    /// struct Page: Encodable { let page: Int; let perPage: Int; let tags: [String] }
+    /// let request = try Request<Data>.get(issuesURL)
+    ///     .addingQuery(Page(page: 2, perPage: 50, tags: ["bug"]), encoder: URLQueryEncoder(keyEncodingStrategy: .convertToSnakeCase))
+    ///     .decoding([Issue].self)
+    /// // GET …/issues?page=2&per_page=50&tags%5B%5D=bug
+    /// ```
+    ///
+    /// - Throws: ``NetworkError/encodingFailed(_:)`` with the encoder's error.
+    public func addingQuery(_ value: some Encodable, encoder: URLQueryEncoder = URLQueryEncoder()) throws -> Request<Output> {
+        var copy = self
+        do {
+            copy.queryItems += try encoder.encode(value)
+        } catch {
+            throw NetworkError.encodingFailed(error)
+        }
+        return copy
     }
 
     /// The same request, accepting exactly `statusCodes` as success.
@@ -129,6 +165,7 @@ public struct Request<Output: Sendable>: NetworkRequest {
             method: method, location: location, headers: headers, body: body,
             authentication: authentication, timeout: timeout
         ) { body, response in try transform(current(body, response)) }
+        request.queryItems = queryItems
         request.acceptedStatusCodes = acceptedStatusCodes
         request.acceptedContentTypes = acceptedContentTypes
         request.errorConversion = errorConversion
