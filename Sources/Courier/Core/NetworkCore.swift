@@ -40,6 +40,7 @@ final class NetworkCore: @unchecked Sendable {
     let observerList = Locked<[any NetworkObserver]>([])
     let maximumResponseSize = Locked<Int64>(100 << 20)
     let maximumRedirects = Locked(10)
+    let coders = Locked(SharedCoders(encoder: JSONEncoder(), decoder: JSONDecoder()))
 
     var observers: [any NetworkObserver] { observerList.withLock { $0 } }
 
@@ -120,7 +121,13 @@ final class NetworkCore: @unchecked Sendable {
         _ request: R, target: CallbackTarget, progress: ((TransferProgress) -> Void)?,
         completion: @escaping (Result<R.Output, any Error>) -> Void
     ) -> NetworkTask {
-        submit(DataTransfer(core: self, request: request, target: target, progress: progress, completion: completion))
+        submit(DataTransfer(core: self, request: withCoders(request), target: target, progress: progress, completion: completion))
+    }
+
+    /// `request` with this network's JSON coders bound while its own code runs (see ``SharedCoders``).
+    /// The coders are taken now: a change to them applies to requests scheduled afterwards.
+    func withCoders<R: NetworkRequest>(_ request: R) -> CodingScopedRequest<R> {
+        CodingScopedRequest(base: request, coders: coders.withLock { $0 })
     }
 
     /// Registers a transfer and sets its first attempt going.

@@ -167,13 +167,23 @@ extension NetworkRequest where Output == EmptyResponse {
 
 /// A request whose output is decoded from a JSON body.
 public protocol DecodableRequest: NetworkRequest where Output: Decodable {
-    /// The decoder used for the body. Default: a plain `JSONDecoder()`.
+    /// The decoder used for the body. Default: the ``Network/jsonDecoder`` of the network that
+    /// runs the request (a plain `JSONDecoder()` when called outside one).
+    ///
+    /// ```swift
+    /// // This endpoint alone sends snake_case, whatever the network's decoder does:
+    /// var decoder: JSONDecoder {
+    ///     let decoder = JSONDecoder()
+    ///     decoder.keyDecodingStrategy = .convertFromSnakeCase
+    ///     return decoder
+    /// }
+    /// ```
     var decoder: JSONDecoder { get }
 }
 
 extension DecodableRequest {
-    /// Default: a plain `JSONDecoder()`.
-    public var decoder: JSONDecoder { JSONDecoder() }
+    /// Default: the running network's ``Network/jsonDecoder``.
+    public var decoder: JSONDecoder { SharedCoders.decoder }
 
     /// Decodes ``NetworkRequest/Output`` from the body with ``decoder``.
     public func output(from body: Data, response: HTTPResponse) throws -> Output {

@@ -145,11 +145,14 @@ public struct Request<Output: Sendable>: NetworkRequest {
     }
 
     /// The same request, with error responses whose body decodes as `type` reported as
-    /// ``ServerError`` (status, headers and raw bytes kept).
-    public func decodingErrors<Model: Decodable & Sendable>(as type: Model.Type, decoder: JSONDecoder = JSONDecoder()) -> Request<Output> {
+    /// ``ServerError`` (status, headers and raw bytes kept). `decoder` defaults to the running
+    /// network's ``Network/jsonDecoder``.
+    public func decodingErrors<Model: Decodable & Sendable>(as type: Model.Type, decoder: JSONDecoder? = nil) -> Request<Output> {
         let decoder = UncheckedSendable(decoder)  // read-only use, see decoding(_:decoder:)
         var copy = self
-        copy.errorConversion = { error, _ in ErrorBodyDecoding.convert(error, as: Model.self, decoder: decoder.value) }
+        copy.errorConversion = { error, _ in
+            ErrorBodyDecoding.convert(error, as: Model.self, decoder: decoder.value ?? SharedCoders.decoder)
+        }
         return copy
     }
 
@@ -211,11 +214,12 @@ extension Request where Output == Data {
         Request(urlString: urlString, headers: headers)
     }
 
-    /// The same request, its body decoded from JSON as `type`.
-    public func decoding<T: Decodable & Sendable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) -> Request<T> {
+    /// The same request, its body decoded from JSON as `type` with `decoder`, or with the running
+    /// network's ``Network/jsonDecoder`` when none is given.
+    public func decoding<T: Decodable & Sendable>(_ type: T.Type, decoder: JSONDecoder? = nil) -> Request<T> {
         // JSONDecoder is a class; the request only reads it, so sharing it across threads is safe.
         let decoder = UncheckedSendable(decoder)
-        return map { try decoder.value.decode(T.self, from: $0) }
+        return map { try (decoder.value ?? SharedCoders.decoder).decode(T.self, from: $0) }
     }
 
     /// The same request, its body as UTF-8 text (invalid UTF-8 fails with ``NetworkError/decodingFailed(_:_:)``).

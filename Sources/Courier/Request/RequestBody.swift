@@ -7,8 +7,16 @@ import Foundation
 public enum RequestBody: Sendable {
     /// Raw bytes with an explicit media type.
     case data(Data, contentType: String)
-    /// A value encoded as JSON with a default `JSONEncoder`; sent as `application/json`.
+    /// A value encoded as JSON with the running network's ``Network/jsonEncoder`` (a plain
+    /// `JSONEncoder()` when encoded outside a network); sent as `application/json`.
     case json(any Encodable & Sendable)
+    /// A value encoded as JSON with its own encoder, whatever the network's; sent as
+    /// `application/json`. Usually written ``json(_:encoder:)``.
+    ///
+    /// ```swift
+    /// let body = RequestBody.encodedJSON(newPost, encoder: snakeCaseEncoder)
+    /// ```
+    case encodedJSON(any Encodable & Sendable, encoder: JSONEncoder)
     /// Fields sent as `application/x-www-form-urlencoded`, in the order given (names may repeat).
     case form([(String, String)])
     /// A value encoded into `application/x-www-form-urlencoded` fields by a ``URLQueryEncoder``
@@ -29,6 +37,18 @@ public enum RequestBody: Sendable {
     /// is deleted when the upload ends, whichever way it ends.
     case multipart(MultipartForm)
 
+    /// `value` encoded as JSON with `encoder` rather than the network's ``Network/jsonEncoder``,
+    /// when the encoding is evaluated (a failure is ``NetworkError/encodingFailed(_:)``).
+    ///
+    /// ```swift
+    /// let encoder = JSONEncoder()
+    /// encoder.keyEncodingStrategy = .convertToSnakeCase
+    /// let request = Request<Data>(method: .post, url: usersURL, body: .json(newUser, encoder: encoder))
+    /// ```
+    public static func json(_ value: any Encodable & Sendable, encoder: JSONEncoder) -> RequestBody {
+        .encodedJSON(value, encoder: encoder)
+    }
+
     /// `value` encoded as `application/x-www-form-urlencoded` fields by `encoder`, when the
     /// body is encoded (a failure is ``NetworkError/encodingFailed(_:)``).
     ///
@@ -48,7 +68,7 @@ public enum RequestBody: Sendable {
     public var contentType: String {
         switch self {
         case let .data(_, contentType): return contentType
-        case .json: return "application/json"
+        case .json, .encodedJSON: return "application/json"
         case .form, .encodedForm: return "application/x-www-form-urlencoded"
         case .text: return "text/plain; charset=utf-8"
         case let .file(url): return MultipartForm.mimeType(forPathExtension: url.pathExtension)
@@ -76,7 +96,9 @@ public enum RequestBody: Sendable {
         case let .data(data, _):
             return data
         case let .json(value):
-            return try Self.encodeJSON(value, with: JSONEncoder())
+            return try Self.encodeJSON(value, with: SharedCoders.encoder)
+        case let .encodedJSON(value, encoder):
+            return try Self.encodeJSON(value, with: encoder)
         case let .form(fields):
             return Data(FormEncoding.encode(fields).utf8)
         case let .encodedForm(value, encoder):

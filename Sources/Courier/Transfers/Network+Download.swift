@@ -39,7 +39,7 @@ extension NetworkCore {
         _ request: R, to destination: URL, options: DownloadOptions, target: CallbackTarget,
         progress: ((TransferProgress) -> Void)?, completion: @escaping (Result<URL, any Error>) -> Void
     ) -> NetworkTask {
-        submit(DownloadTransfer(core: self, request: request, destination: destination, options: options,
+        submit(DownloadTransfer(core: self, request: withCoders(request), destination: destination, options: options,
                                 target: target, progress: progress, completion: completion))
     }
 }
