@@ -12,8 +12,8 @@ import Foundation
 ///     let since: Date?            // nil: left out; a Date: ISO 8601
 ///     struct Filter: Encodable { let minPrice: Int; let inStock: Bool }
 /// }
-/// let items = try URLQueryEncoder().encode(Search(
-///     query: "1+1", page: 2, filter: .init(minPrice: 10, inStock: true), tags: ["a", "b"], since: nil))
+/// let search = Search(query: "1+1", page: 2, filter: .init(minPrice: 10, inStock: true), tags: ["a", "b"], since: nil)
+/// let items = try URLQueryEncoder().encode(search)
 /// // query=1+1, page=2, filter[minPrice]=10, filter[inStock]=true, tags[]=a, tags[]=b
 /// let url = try URLBuilder(host: "api.example.com").addingPathComponent("search").addingQuery(search).build()
 /// // https://api.example.com/search?query=1%2B1&page=2&filter%5BminPrice%5D=10&…
