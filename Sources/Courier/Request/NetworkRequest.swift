@@ -92,8 +92,16 @@ extension NetworkRequest {
     /// Default: the Network's policy.
     public var retryPolicy: RetryPolicy? { nil }
     /// Default: `200..<300`.
+    ///
+    /// ```swift
+    /// GetUser(id: 1).acceptedStatusCodes.contains(204)   // true, unless GetUser says otherwise
+    /// ```
     public var acceptedStatusCodes: Set<Int> { ResponseValidation.successStatusCodes }
     /// Default: any media type.
+    ///
+    /// ```swift
+    /// GetUser(id: 1).acceptedContentTypes   // nil, unless GetUser names some
+    /// ```
     public var acceptedContentTypes: [String]? { nil }
 
     /// Default: builds the request from ``makeURL()``, ``method``, ``headers``, ``authentication`` and ``body``.

@@ -25,6 +25,11 @@ public struct Request<Output: Sendable>: NetworkRequest {
     /// Query items added to the URL, after any it has already; percent-encoded like
     /// ``URLBuilder``'s (RFC 3986: a `+` is sent as `%2B`, a space as `%20`). Usually filled by
     /// ``addingQuery(_:encoder:)``.
+    ///
+    /// ```swift
+    /// var request = Request<Data>.get("https://api.example.com/items?v=1")
+    /// request.queryItems.append(URLQueryItem(name: "q", value: "a+b"))   // …/items?v=1&q=a%2Bb
+    /// ```
     public var queryItems: [URLQueryItem] = []
     /// The statuses accepted as success, any set of them; anything else is
     /// ``NetworkError/httpStatus(_:)``. Default: `200..<300`.
@@ -36,6 +41,11 @@ public struct Request<Output: Sendable>: NetworkRequest {
     public var acceptedStatusCodes: Set<Int> = ResponseValidation.successStatusCodes
     /// The accepted statuses as a range: setting it replaces ``acceptedStatusCodes`` with the
     /// range's codes; reading it gives the smallest range holding them all.
+    ///
+    /// ```swift
+    /// var request = Request<Data>.get(url)
+    /// request.acceptableStatusCodes = 200..<400   // redirects and 304 count as success too
+    /// ```
     public var acceptableStatusCodes: Range<Int> {
         get {
             guard let lowest = acceptedStatusCodes.min(), let highest = acceptedStatusCodes.max() else { return 0..<0 }
@@ -46,6 +56,11 @@ public struct Request<Output: Sendable>: NetworkRequest {
     /// The media types accepted (`application/json`, `text/*`, `*/*`), or `nil` for any; see
     /// ``NetworkRequest/acceptedContentTypes``. Another type fails with
     /// ``NetworkError/unexpectedContentType(expected:response:)``. Default: `nil`.
+    ///
+    /// ```swift
+    /// var request = Request<Data>.get(userURL).decoding(User.self)
+    /// request.acceptedContentTypes = ["application/json"]
+    /// ```
     public var acceptedContentTypes: [String]?
 
     private let transform: @Sendable (Data, HTTPResponse) throws -> Output

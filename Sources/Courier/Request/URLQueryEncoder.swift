@@ -40,6 +40,10 @@ import Foundation
 /// the strings encoded.
 public struct URLQueryEncoder: Sendable {
     /// How arrays are written.
+    ///
+    /// ```swift
+    /// let encoder = URLQueryEncoder(arrayEncodingStrategy: .repeatedKeys)   // ids=1&ids=2
+    /// ```
     public enum ArrayEncodingStrategy: Sendable, Hashable {
         /// `list[]=1&list[]=2`: what Rails, PHP and most frameworks read as an array. The default.
         case brackets
@@ -52,6 +56,11 @@ public struct URLQueryEncoder: Sendable {
     }
 
     /// How `Date` values are written.
+    ///
+    /// ```swift
+    /// let encoder = URLQueryEncoder(dateEncodingStrategy: .millisecondsSince1970)   // since=1738324800250
+    /// let custom = URLQueryEncoder(dateEncodingStrategy: .custom { date in String(Int(date.timeIntervalSince1970 / 86_400)) })
+    /// ```
     public enum DateEncodingStrategy: Sendable {
         /// ISO 8601 in UTC, whole seconds: `2025-01-31T12:00:00Z`. The default.
         case iso8601
@@ -67,6 +76,10 @@ public struct URLQueryEncoder: Sendable {
     }
 
     /// How `Bool` values are written.
+    ///
+    /// ```swift
+    /// let encoder = URLQueryEncoder(boolEncodingStrategy: .oneZero)   // inStock=1
+    /// ```
     public enum BoolEncodingStrategy: Sendable, Hashable {
         /// `true` and `false`. The default.
         case trueFalse
@@ -75,6 +88,10 @@ public struct URLQueryEncoder: Sendable {
     }
 
     /// How property names (and dictionary keys) become query names.
+    ///
+    /// ```swift
+    /// let encoder = URLQueryEncoder(keyEncodingStrategy: .convertToSnakeCase)   // perPage=50 → per_page=50
+    /// ```
     public enum KeyEncodingStrategy: Sendable {
         /// The names as the type spells them. The default.
         case useDefaultKeys
@@ -90,12 +107,32 @@ public struct URLQueryEncoder: Sendable {
     }
 
     /// How arrays are written. Default: ``ArrayEncodingStrategy/brackets``.
+    ///
+    /// ```swift
+    /// var encoder = URLQueryEncoder()
+    /// encoder.arrayEncodingStrategy = .indexed   // items[0][name]=a
+    /// ```
     public var arrayEncodingStrategy: ArrayEncodingStrategy
     /// How dates are written. Default: ``DateEncodingStrategy/iso8601``.
+    ///
+    /// ```swift
+    /// var encoder = URLQueryEncoder()
+    /// encoder.dateEncodingStrategy = .secondsSince1970   // since=1738324800
+    /// ```
     public var dateEncodingStrategy: DateEncodingStrategy
     /// How booleans are written. Default: ``BoolEncodingStrategy/trueFalse``.
+    ///
+    /// ```swift
+    /// var encoder = URLQueryEncoder()
+    /// encoder.boolEncodingStrategy = .oneZero   // archived=0
+    /// ```
     public var boolEncodingStrategy: BoolEncodingStrategy
     /// How names are written. Default: ``KeyEncodingStrategy/useDefaultKeys``.
+    ///
+    /// ```swift
+    /// var encoder = URLQueryEncoder()
+    /// encoder.keyEncodingStrategy = .convertToSnakeCase   // createdAfter → created_after
+    /// ```
     public var keyEncodingStrategy: KeyEncodingStrategy
 
     /// Creates an encoder; every strategy has the default named on its property.
