@@ -8,8 +8,7 @@ import XCTest
 /// `URLQueryEncoder`: the items it makes, how they are percent-encoded, and what a server reads.
 final class QueryEncoderTests: XCTestCase {
     /// Items as `name=value` strings, unencoded, for compact assertions.
-    private func pairs(_ value: some Encodable, _ encoder: URLQueryEncoder = URLQueryEncoder(),
-                       file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+    private func pairs(_ value: some Encodable, _ encoder: URLQueryEncoder = URLQueryEncoder()) throws -> [String] {
         try encoder.encode(value).map { "\($0.name)=\($0.value ?? "<nil>")" }
     }
 
