@@ -15,7 +15,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case unknownHost = 6
     /// Nobody accepted the connection.
     case connectionRefused = 7
-    /// The server's reply could not be understood.
+    /// The server's reply could not be understood, or is of a media type the request refuses
+    /// (`NetworkError.unexpectedContentType`; the commands accept any type today).
     case badResponse = 8
     /// The transfer ended before the whole body arrived.
     case partialTransfer = 18

@@ -48,6 +48,11 @@ struct Failure: Error, Equatable {
             self.init(.writeError, "\(file.path): \(Self.describe(error))")
         case let .destinationExists(file):
             self.init(.destinationExists, "\(file.path) already exists")
+        case let .unexpectedContentType(expected, response):
+            // The commands accept any type today; a reply of a type the request refused is one
+            // the tool cannot use, curl's "weird server reply".
+            let type = response.headers["Content-Type"] ?? "none"
+            self.init(.badResponse, "unexpected Content-Type \(type) (expected \(expected.joined(separator: " or ")))" + place)
         default:
             // Cases the commands cannot meet (decoding, interceptors, deadlock guards) and any the
             // library adds later: the library's own one-line description.

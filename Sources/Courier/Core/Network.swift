@@ -149,6 +149,46 @@ public final class Network: Sendable {
         set { core.maximumRedirects.withLock { $0 = max(0, newValue) } }
     }
 
+    /// The encoder of `.json` bodies (``RequestBody/json(_:)``) for requests on this network.
+    /// Thread-safe; applies to requests scheduled afterwards. Default: a plain `JSONEncoder()`.
+    ///
+    /// A body made with ``RequestBody/json(_:encoder:)`` uses its own encoder instead.
+    ///
+    /// The network uses the very instance you give it (no copy: a `JSONEncoder` cannot be copied
+    /// faithfully, being an open class with `userInfo`), so changing the instance's options in
+    /// place, as `network.jsonEncoder.keyEncodingStrategy = …` does, changes the network's
+    /// encoding too. Configure it before scheduling requests: changing it while requests are
+    /// being encoded is unsupported (which of them see the change is undefined, and with a
+    /// Foundation that does not lock the coder's options, as older Apple ones, a data race).
+    ///
+    /// ```swift
+    /// let encoder = JSONEncoder()
+    /// encoder.keyEncodingStrategy = .convertToSnakeCase
+    /// encoder.dateEncodingStrategy = .iso8601
+    /// network.jsonEncoder = encoder   // {"createdAt": …} goes out as {"created_at": "2025-…"}
+    /// ```
+    public var jsonEncoder: JSONEncoder {
+        get { core.coders.withLock { $0.encoder } }
+        set { core.coders.withLock { $0 = SharedCoders(encoder: newValue, decoder: $0.decoder) } }
+    }
+
+    /// The decoder of ``DecodableRequest``s, ``ErrorDecodingRequest``s and `Request.decoding(_:)`
+    /// on this network, unless a request names its own (by implementing ``DecodableRequest/decoder``,
+    /// ``ErrorDecodingRequest/errorDecoder``, or passing `decoder:`). Thread-safe; applies to
+    /// requests scheduled afterwards. Default: a plain `JSONDecoder()`.
+    ///
+    /// As with ``jsonEncoder``, the network uses the very instance you give it: configure it
+    /// before scheduling requests; changing it while responses are being decoded is unsupported.
+    ///
+    /// ```swift
+    /// network.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase   // before the first request
+    /// let user = try await network.response(for: GetUser(id: 1))       // "first_name" fills firstName
+    /// ```
+    public var jsonDecoder: JSONDecoder {
+        get { core.coders.withLock { $0.decoder } }
+        set { core.coders.withLock { $0 = SharedCoders(encoder: $0.encoder, decoder: newValue) } }
+    }
+
     /// Cancels every request of this network, running or queued. Each gets its completion with
     /// ``NetworkError/cancelled``.
     public func cancelAll() {

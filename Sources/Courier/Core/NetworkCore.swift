@@ -43,6 +43,7 @@ final class NetworkCore: Sendable {
     /// A setting the engine cannot honour (say, TLS options on URLSession): every request fails
     /// with it rather than run without it.
     let unsupportedSetting: String?
+    let coders = Locked(SharedCoders(encoder: JSONEncoder(), decoder: JSONDecoder()))
 
     var observers: [any NetworkObserver] { observerList.withLock { $0 } }
 
@@ -126,9 +127,16 @@ final class NetworkCore: Sendable {
         _ request: R, target: CallbackTarget, progress: (@Sendable (TransferProgress) -> Void)?,
         completion: @escaping @Sendable (Result<R.Output, any Error>) -> Void
     ) -> NetworkTask {
+        let request = withCoders(request)
         let body = MemoryBody(request: request, sizeLimit: maximumResponseSize.withLock { $0 })
         return submit(Transfer(core: self, request: request, baseRequest: prepare(request), body: body,
                                delivery: Delivery(target: target, progress: progress, completion: completion)))
+    }
+
+    /// `request` with this network's JSON coders bound while its own code runs (see ``SharedCoders``).
+    /// The coders are taken now: a change to them applies to requests scheduled afterwards.
+    func withCoders<R: NetworkRequest>(_ request: R) -> CodingScopedRequest<R> {
+        CodingScopedRequest(base: request, coders: coders.withLock { $0 })
     }
 
     /// Registers a transfer and sets its first attempt going.

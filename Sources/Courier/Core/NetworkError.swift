@@ -21,7 +21,19 @@ public enum NetworkError: Error, Sendable {
     /// The server answered with a status the request does not accept (by default anything outside `200..<300`).
     case httpStatus(HTTPResponse)
     /// The body could not be turned into the request's output; carries the decoder's error and the response.
+    /// The description names the body's `Content-Type` and shows its first bytes, so an HTML
+    /// error page where JSON was expected is plain to see.
     case decodingFailed(any Error, HTTPResponse)
+    /// The response's media type is not one the request accepts
+    /// (``NetworkRequest/acceptedContentTypes``), e.g. a proxy's `200` HTML page where JSON was
+    /// expected; carries the accepted types and the whole response.
+    ///
+    /// ```swift
+    /// catch NetworkError.unexpectedContentType(let expected, let response) {
+    ///     print("wanted \(expected), got \(response.headers["Content-Type"] ?? "no type"):", response.text.prefix(200))
+    /// }
+    /// ```
+    case unexpectedContentType(expected: [String], response: HTTPResponse)
     /// The request body could not be encoded (e.g. a `.json` value whose `encode(to:)` threw).
     case encodingFailed(any Error)
     /// A blocking call was made where it could never finish; the message says where.
@@ -47,7 +59,8 @@ extension NetworkError {
     /// The response this error carries, if it came from one.
     public var response: HTTPResponse? {
         switch self {
-        case let .httpStatus(response), let .decodingFailed(_, response), let .tooManyRedirects(response): return response
+        case let .httpStatus(response), let .decodingFailed(_, response), let .tooManyRedirects(response),
+             let .unexpectedContentType(_, response): return response
         default: return nil
         }
     }
@@ -79,7 +92,14 @@ extension NetworkError: LocalizedError {
         case .timedOut: return "The request timed out."
         case let .transport(error): return "Transport error \(error.code.rawValue): \(error.localizedDescription)"
         case let .httpStatus(response): return "HTTP \(response.statusCode) from \(response.url?.absoluteString ?? "server")"
-        case let .decodingFailed(error, response): return "Could not decode the \(response.body.count)-byte body: \(error)"
+        case let .decodingFailed(error, response):
+            return "Could not decode the \(response.body.count)-byte \(response.headers["Content-Type"] ?? "untyped") body"
+                + " from \(response.url?.absoluteString ?? "the server"): \(Self.sentence(Self.describe(error)))"
+                + (response.body.isEmpty ? "" : " The body starts: \(response.bodyPreview)")
+        case let .unexpectedContentType(expected, response):
+            return "Unexpected Content-Type \(response.headers["Content-Type"] ?? "(none)") from"
+                + " \(response.url?.absoluteString ?? "the server") (accepted: \(expected.joined(separator: ", ")))."
+                + (response.body.isEmpty ? "" : " The body starts: \(response.bodyPreview)")
         case let .encodingFailed(error): return "Could not encode the request body: \(error)"
         case let .wouldDeadlock(detail): return "Blocking call refused, it would deadlock: \(detail)"
         case let .fileSystem(url, error): return "File error at \(url.path): \(error.localizedDescription)"
@@ -87,6 +107,29 @@ extension NetworkError: LocalizedError {
         case let .responseTooLarge(limit): return "The response body is larger than the \(limit)-byte limit for in-memory bodies."
         case let .tooManyRedirects(response): return "Too many redirects (the last to \(response.headers["Location"] ?? "?"))."
         case let .destinationExists(url): return "\(url.path) already exists (use .replaceExisting to overwrite it)"
+        }
+    }
+
+    /// `text` ending with a full stop, for text that may or may not have one.
+    private static func sentence(_ text: String) -> String {
+        text.hasSuffix(".") ? text : text + "."
+    }
+
+    /// A decoding error in one line: what went wrong and where, without the nested context dump.
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return String(describing: error) }
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.isEmpty ? "" : " at " + context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case let .dataCorrupted(context):
+            return context.debugDescription + path(context)
+        case let .keyNotFound(key, context):
+            return "no value for the key \"\(key.stringValue)\"" + path(context)
+        case let .typeMismatch(type, context), let .valueNotFound(type, context):
+            return "expected \(type)" + path(context) + ": " + context.debugDescription
+        @unknown default:
+            return String(describing: error)
         }
     }
 }

@@ -32,13 +32,18 @@ public struct ServerError<Model: Sendable>: Error, Sendable {
 public protocol ErrorDecodingRequest: NetworkRequest {
     /// The error body's type.
     associatedtype ErrorModel: Decodable & Sendable
-    /// The decoder for error bodies. Default: a plain `JSONDecoder()`.
+    /// The decoder for error bodies. Default: the ``Network/jsonDecoder`` of the network that
+    /// runs the request (a plain `JSONDecoder()` when called outside one).
+    ///
+    /// ```swift
+    /// var errorDecoder: JSONDecoder { problemDecoder }   // this API's errors only
+    /// ```
     var errorDecoder: JSONDecoder { get }
 }
 
 extension ErrorDecodingRequest {
-    /// Default: a plain `JSONDecoder()`.
-    public var errorDecoder: JSONDecoder { JSONDecoder() }
+    /// Default: the running network's ``Network/jsonDecoder``.
+    public var errorDecoder: JSONDecoder { SharedCoders.decoder }
 
     /// Decodes ``ErrorModel`` from an error response's body into a ``ServerError``.
     public func convertError(_ error: NetworkError, response: HTTPResponse?) -> any Error {

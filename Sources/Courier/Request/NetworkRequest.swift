@@ -44,11 +44,31 @@ public protocol NetworkRequest: Sendable {
     /// How failed attempts of this request are retried; `nil` (the default) uses the Network's
     /// ``Network/retryPolicy``.
     var retryPolicy: RetryPolicy? { get }
+    /// The statuses the default ``validate(_:)`` accepts. Default: `200..<300`.
+    ///
+    /// ```swift
+    /// var acceptedStatusCodes: Set<Int> { Set(200..<300).union([304]) }   // 304 Not Modified too
+    /// ```
+    var acceptedStatusCodes: Set<Int> { get }
+    /// The media types the default ``validate(_:)`` accepts, or `nil` (the default) for any.
+    ///
+    /// Each entry is a media type (`application/json`), a whole family (`text/*`) or `*/*`,
+    /// compared without case and without parameters (`; charset=utf-8`). A response whose type
+    /// matches none fails with ``NetworkError/unexpectedContentType(expected:response:)``, so a
+    /// proxy's `200` HTML page never reaches your decoder. Not checked: `204` and `304`, and a
+    /// response with neither a `Content-Type` nor a body.
+    ///
+    /// ```swift
+    /// var acceptedContentTypes: [String]? { ["application/json", "application/problem+json"] }
+    /// ```
+    var acceptedContentTypes: [String]? { get }
     /// Builds the `URLRequest` to send. The default uses the members above; override to take full
     /// control. A relative URL is resolved against ``Network/defaults``' base URL.
     func makeURLRequest() throws -> URLRequest
-    /// Decides whether a response is acceptable. Default: status in `200..<300`, otherwise
-    /// throws ``NetworkError/httpStatus(_:)`` carrying the whole response.
+    /// Decides whether a response is acceptable. Default: the status must be in
+    /// ``acceptedStatusCodes`` (else ``NetworkError/httpStatus(_:)``, carrying the whole
+    /// response), then the media type in ``acceptedContentTypes`` when set (else
+    /// ``NetworkError/unexpectedContentType(expected:response:)``).
     func validate(_ response: HTTPResponse) throws
     /// Turns the body of an acceptable response into the output. An error thrown here (other than
     /// a ``NetworkError``) is reported as ``NetworkError/decodingFailed(_:_:)`` with the response.
@@ -71,6 +91,18 @@ extension NetworkRequest {
     public var timeout: TimeInterval { 60 }
     /// Default: the Network's policy.
     public var retryPolicy: RetryPolicy? { nil }
+    /// Default: `200..<300`.
+    ///
+    /// ```swift
+    /// GetUser(id: 1).acceptedStatusCodes.contains(204)   // true, unless GetUser says otherwise
+    /// ```
+    public var acceptedStatusCodes: Set<Int> { ResponseValidation.successStatusCodes }
+    /// Default: any media type.
+    ///
+    /// ```swift
+    /// GetUser(id: 1).acceptedContentTypes   // nil, unless GetUser names some
+    /// ```
+    public var acceptedContentTypes: [String]? { nil }
 
     /// Default: builds the request from ``makeURL()``, ``method``, ``headers``, ``authentication`` and ``body``.
     ///
@@ -110,9 +142,11 @@ extension NetworkRequest {
         return request
     }
 
-    /// Default: accepts `200..<300`; anything else throws ``NetworkError/httpStatus(_:)``.
+    /// Default: checks the status against ``acceptedStatusCodes`` (``NetworkError/httpStatus(_:)``
+    /// if not in it), then the media type against ``acceptedContentTypes`` when set
+    /// (``NetworkError/unexpectedContentType(expected:response:)``).
     public func validate(_ response: HTTPResponse) throws {
-        guard response.isSuccess else { throw NetworkError.httpStatus(response) }
+        try ResponseValidation.check(response, statusCodes: acceptedStatusCodes, contentTypes: acceptedContentTypes)
     }
 
     /// Default: the error itself.
@@ -141,13 +175,23 @@ extension NetworkRequest where Output == EmptyResponse {
 
 /// A request whose output is decoded from a JSON body.
 public protocol DecodableRequest: NetworkRequest where Output: Decodable {
-    /// The decoder used for the body. Default: a plain `JSONDecoder()`.
+    /// The decoder used for the body. Default: the ``Network/jsonDecoder`` of the network that
+    /// runs the request (a plain `JSONDecoder()` when called outside one).
+    ///
+    /// ```swift
+    /// // This endpoint alone sends snake_case, whatever the network's decoder does:
+    /// var decoder: JSONDecoder {
+    ///     let decoder = JSONDecoder()
+    ///     decoder.keyDecodingStrategy = .convertFromSnakeCase
+    ///     return decoder
+    /// }
+    /// ```
     var decoder: JSONDecoder { get }
 }
 
 extension DecodableRequest {
-    /// Default: a plain `JSONDecoder()`.
-    public var decoder: JSONDecoder { JSONDecoder() }
+    /// Default: the running network's ``Network/jsonDecoder``.
+    public var decoder: JSONDecoder { SharedCoders.decoder }
 
     /// Decodes ``NetworkRequest/Output`` from the body with ``decoder``.
     public func output(from body: Data, response: HTTPResponse) throws -> Output {

@@ -22,8 +22,46 @@ public struct Request<Output: Sendable>: NetworkRequest {
     public var authentication: Authentication?
     /// The overall deadline in seconds.
     public var timeout: TimeInterval
-    /// The statuses accepted as success; anything else is ``NetworkError/httpStatus(_:)``.
-    public var acceptableStatusCodes: Range<Int> = 200..<300
+    /// Query items added to the URL, after any it has already; percent-encoded like
+    /// ``URLBuilder``'s (RFC 3986: a `+` is sent as `%2B`, a space as `%20`). Usually filled by
+    /// ``addingQuery(_:encoder:)``.
+    ///
+    /// ```swift
+    /// var request = Request<Data>.get("https://api.example.com/items?v=1")
+    /// request.queryItems.append(URLQueryItem(name: "q", value: "a+b"))   // …/items?v=1&q=a%2Bb
+    /// ```
+    public var queryItems: [URLQueryItem] = []
+    /// The statuses accepted as success, any set of them; anything else is
+    /// ``NetworkError/httpStatus(_:)``. Default: `200..<300`.
+    ///
+    /// ```swift
+    /// var request = Request<Data>.get(feedURL, headers: ["If-None-Match": etag])
+    /// request.acceptedStatusCodes = Set(200..<300).union([304])
+    /// ```
+    public var acceptedStatusCodes: Set<Int> = ResponseValidation.successStatusCodes
+    /// The accepted statuses as a range: setting it replaces ``acceptedStatusCodes`` with the
+    /// range's codes; reading it gives the smallest range holding them all.
+    ///
+    /// ```swift
+    /// var request = Request<Data>.get(url)
+    /// request.acceptableStatusCodes = 200..<400   // redirects and 304 count as success too
+    /// ```
+    public var acceptableStatusCodes: Range<Int> {
+        get {
+            guard let lowest = acceptedStatusCodes.min(), let highest = acceptedStatusCodes.max() else { return 0..<0 }
+            return lowest..<(highest + 1)
+        }
+        set { acceptedStatusCodes = Set(newValue) }
+    }
+    /// The media types accepted (`application/json`, `text/*`, `*/*`), or `nil` for any; see
+    /// ``NetworkRequest/acceptedContentTypes``. Another type fails with
+    /// ``NetworkError/unexpectedContentType(expected:response:)``. Default: `nil`.
+    ///
+    /// ```swift
+    /// var request = Request<Data>.get(userURL).decoding(User.self)
+    /// request.acceptedContentTypes = ["application/json"]
+    /// ```
+    public var acceptedContentTypes: [String]?
 
     private let transform: @Sendable (Data, HTTPResponse) throws -> Output
     private var errorConversion: (@Sendable (NetworkError, HTTPResponse?) -> any Error)?
@@ -47,22 +85,73 @@ public struct Request<Output: Sendable>: NetworkRequest {
         self.transform = output
     }
 
-    /// Resolves ``location`` into a URL.
+    /// Resolves ``location`` into a URL and adds ``queryItems`` to it.
     public func makeURL() throws -> URL {
+        let url: URL
         switch location {
-        case let .url(url):
-            return url
+        case let .url(located):
+            url = located
         case let .string(string):
-            guard let url = URL(string: string) else { throw NetworkError.invalidURL(string) }
-            return url
+            guard let located = URL(string: string) else { throw NetworkError.invalidURL(string) }
+            url = located
         case let .builder(builder):
-            return try builder.build()
+            url = try builder.build()
         }
+        guard !queryItems.isEmpty else { return url }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw NetworkError.invalidURL(url.absoluteString)
+        }
+        let added = URLBuilder.percentEncodedQuery(queryItems.map { URLBuilder.QueryItem(name: $0.name, value: $0.value) })
+        let present = components.percentEncodedQuery.flatMap { $0.isEmpty ? nil : $0 }
+        components.percentEncodedQuery = present.map { $0 + "&" + added } ?? added
+        guard let withQuery = components.url else { throw NetworkError.invalidURL(url.absoluteString) }
+        return withQuery
     }
 
-    /// Accepts ``acceptableStatusCodes``.
-    public func validate(_ response: HTTPResponse) throws {
-        guard acceptableStatusCodes.contains(response.statusCode) else { throw NetworkError.httpStatus(response) }
+    /// The same request with the query items of an `Encodable` value added to its URL (see
+    /// ``URLQueryEncoder`` for the rules).
+    ///
+    /// ```swift
+    /// struct Page: Encodable { let page: Int; let perPage: Int; let tags: [String] }
+    /// let request = try Request<Data>.get(issuesURL)
+    ///     .addingQuery(Page(page: 2, perPage: 50, tags: ["bug"]), encoder: URLQueryEncoder(keyEncodingStrategy: .convertToSnakeCase))
+    ///     .decoding([Issue].self)
+    /// // GET …/issues?page=2&per_page=50&tags%5B%5D=bug
+    /// ```
+    ///
+    /// - Throws: ``NetworkError/encodingFailed(_:)`` with the encoder's error.
+    public func addingQuery(_ value: some Encodable, encoder: URLQueryEncoder = URLQueryEncoder()) throws -> Request<Output> {
+        var copy = self
+        do {
+            copy.queryItems += try encoder.encode(value)
+        } catch {
+            throw NetworkError.encodingFailed(error)
+        }
+        return copy
+    }
+
+    /// The same request, accepting exactly `statusCodes` as success.
+    ///
+    /// ```swift
+    /// let request = Request<Data>.get(feedURL).accepting(statusCodes: Set(200..<300).union([304]))
+    /// ```
+    public func accepting(statusCodes: Set<Int>) -> Request<Output> {
+        var copy = self
+        copy.acceptedStatusCodes = statusCodes
+        return copy
+    }
+
+    /// The same request, accepting only responses of these media types (a proxy's HTML page
+    /// then fails as ``NetworkError/unexpectedContentType(expected:response:)`` rather than
+    /// reaching the decoder).
+    ///
+    /// ```swift
+    /// let request = Request<Data>.get(userURL).accepting(contentTypes: ["application/json"]).decoding(User.self)
+    /// ```
+    public func accepting(contentTypes: [String]) -> Request<Output> {
+        var copy = self
+        copy.acceptedContentTypes = contentTypes
+        return copy
     }
 
     /// Maps failures with the conversion set by ``decodingErrors(as:decoder:)``, if any.
@@ -71,11 +160,14 @@ public struct Request<Output: Sendable>: NetworkRequest {
     }
 
     /// The same request, with error responses whose body decodes as `type` reported as
-    /// ``ServerError`` (status, headers and raw bytes kept).
-    public func decodingErrors<Model: Decodable & Sendable>(as type: Model.Type, decoder: JSONDecoder = JSONDecoder()) -> Request<Output> {
+    /// ``ServerError`` (status, headers and raw bytes kept). `decoder` defaults to the running
+    /// network's ``Network/jsonDecoder``.
+    public func decodingErrors<Model: Decodable & Sendable>(as type: Model.Type, decoder: JSONDecoder? = nil) -> Request<Output> {
         let decoder = UncheckedSendable(decoder)  // read-only use, see decoding(_:decoder:)
         var copy = self
-        copy.errorConversion = { error, _ in ErrorBodyDecoding.convert(error, as: Model.self, decoder: decoder.value) }
+        copy.errorConversion = { error, _ in
+            ErrorBodyDecoding.convert(error, as: Model.self, decoder: decoder.value ?? SharedCoders.decoder)
+        }
         return copy
     }
 
@@ -91,7 +183,9 @@ public struct Request<Output: Sendable>: NetworkRequest {
             method: method, location: location, headers: headers, body: body,
             authentication: authentication, timeout: timeout
         ) { body, response in try transform(current(body, response)) }
-        request.acceptableStatusCodes = acceptableStatusCodes
+        request.queryItems = queryItems
+        request.acceptedStatusCodes = acceptedStatusCodes
+        request.acceptedContentTypes = acceptedContentTypes
         request.errorConversion = errorConversion
         return request
     }
@@ -135,11 +229,12 @@ extension Request where Output == Data {
         Request(urlString: urlString, headers: headers)
     }
 
-    /// The same request, its body decoded from JSON as `type`.
-    public func decoding<T: Decodable & Sendable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) -> Request<T> {
+    /// The same request, its body decoded from JSON as `type` with `decoder`, or with the running
+    /// network's ``Network/jsonDecoder`` when none is given.
+    public func decoding<T: Decodable & Sendable>(_ type: T.Type, decoder: JSONDecoder? = nil) -> Request<T> {
         // JSONDecoder is a class; the request only reads it, so sharing it across threads is safe.
         let decoder = UncheckedSendable(decoder)
-        return map { try decoder.value.decode(T.self, from: $0) }
+        return map { try (decoder.value ?? SharedCoders.decoder).decode(T.self, from: $0) }
     }
 
     /// The same request, its body as UTF-8 text (invalid UTF-8 fails with ``NetworkError/decodingFailed(_:_:)``).

@@ -7,10 +7,26 @@ import Foundation
 public enum RequestBody: Sendable {
     /// Raw bytes with an explicit media type.
     case data(Data, contentType: String)
-    /// A value encoded as JSON with a default `JSONEncoder`; sent as `application/json`.
+    /// A value encoded as JSON with the running network's ``Network/jsonEncoder`` (a plain
+    /// `JSONEncoder()` when encoded outside a network); sent as `application/json`.
     case json(any Encodable & Sendable)
+    /// A value encoded as JSON with its own encoder, whatever the network's; sent as
+    /// `application/json`. Usually written ``json(_:encoder:)``.
+    ///
+    /// ```swift
+    /// let body = RequestBody.encodedJSON(newPost, encoder: snakeCaseEncoder)
+    /// ```
+    case encodedJSON(any Encodable & Sendable, encoder: JSONEncoder)
     /// Fields sent as `application/x-www-form-urlencoded`, in the order given (names may repeat).
     case form([(String, String)])
+    /// A value encoded into `application/x-www-form-urlencoded` fields by a ``URLQueryEncoder``
+    /// (nested values as `a[b]=1`, arrays as `list[]=1&list[]=2` by default). Usually written
+    /// ``form(_:encoder:)``.
+    ///
+    /// ```swift
+    /// let body = RequestBody.encodedForm(signUp, encoder: URLQueryEncoder(keyEncodingStrategy: .convertToSnakeCase))
+    /// ```
+    case encodedForm(any Encodable & Sendable, encoder: URLQueryEncoder)
     /// UTF-8 text, sent as `text/plain; charset=utf-8`.
     case text(String)
     /// The contents of a file, streamed from disk (never loaded into memory), with upload
@@ -21,12 +37,39 @@ public enum RequestBody: Sendable {
     /// is deleted when the upload ends, whichever way it ends.
     case multipart(MultipartForm)
 
+    /// `value` encoded as JSON with `encoder` rather than the network's ``Network/jsonEncoder``,
+    /// when the encoding is evaluated (a failure is ``NetworkError/encodingFailed(_:)``).
+    ///
+    /// ```swift
+    /// let encoder = JSONEncoder()
+    /// encoder.keyEncodingStrategy = .convertToSnakeCase
+    /// let request = Request<Data>(method: .post, url: usersURL, body: .json(newUser, encoder: encoder))
+    /// ```
+    public static func json(_ value: any Encodable & Sendable, encoder: JSONEncoder) -> RequestBody {
+        .encodedJSON(value, encoder: encoder)
+    }
+
+    /// `value` encoded as `application/x-www-form-urlencoded` fields by `encoder`, when the
+    /// body is encoded (a failure is ``NetworkError/encodingFailed(_:)``).
+    ///
+    /// In the body a space is sent as `+` and a `+` as `%2B`, as the form encoding defines
+    /// (every server form parser reads them back that way).
+    ///
+    /// ```swift
+    /// struct SignUp: Encodable, Sendable { let email: String; let plan: String; let tags: [String] }
+    /// let body = RequestBody.form(SignUp(email: "jo+news@example.com", plan: "pro", tags: ["a", "b"]))
+    /// // email=jo%2Bnews%40example.com&plan=pro&tags%5B%5D=a&tags%5B%5D=b
+    /// ```
+    public static func form(_ value: any Encodable & Sendable, encoder: URLQueryEncoder = URLQueryEncoder()) -> RequestBody {
+        .encodedForm(value, encoder: encoder)
+    }
+
     /// The `Content-Type` Courier sends with this body.
     public var contentType: String {
         switch self {
         case let .data(_, contentType): return contentType
-        case .json: return "application/json"
-        case .form: return "application/x-www-form-urlencoded"
+        case .json, .encodedJSON: return "application/json"
+        case .form, .encodedForm: return "application/x-www-form-urlencoded"
         case .text: return "text/plain; charset=utf-8"
         case let .file(url): return MIMEType.forPathExtension(url.pathExtension)
         case let .multipart(form): return form.contentType
@@ -46,20 +89,24 @@ public enum RequestBody: Sendable {
     /// Courier itself never calls this for `.file` and `.multipart` bodies, which it streams from
     /// disk; for those it reads the whole body into memory, for small bodies and tests only.
     ///
-    /// - Throws: ``NetworkError/encodingFailed(_:)`` when a `.json` value cannot be encoded,
-    ///   ``NetworkError/fileSystem(_:_:)`` when a file cannot be read.
+    /// - Throws: ``NetworkError/encodingFailed(_:)`` when a `.json` or encoded form value cannot
+    ///   be encoded, ``NetworkError/fileSystem(_:_:)`` when a file cannot be read.
     public func encoded() throws -> Data {
         switch self {
         case let .data(data, _):
             return data
         case let .json(value):
+            return try Self.encodeJSON(value, with: SharedCoders.encoder)
+        case let .encodedJSON(value, encoder):
+            return try Self.encodeJSON(value, with: encoder)
+        case let .form(fields):
+            return Data(FormEncoding.encode(fields).utf8)
+        case let .encodedForm(value, encoder):
             do {
-                return try JSONEncoder().encode(value)
+                return Data(try encoder.encodedForm(value).utf8)
             } catch {
                 throw NetworkError.encodingFailed(error)
             }
-        case let .form(fields):
-            return Data(FormEncoding.encode(fields).utf8)
         case let .text(text):
             return Data(text.utf8)
         case let .file(url):
@@ -74,6 +121,14 @@ public enum RequestBody: Sendable {
             } catch {
                 throw NetworkError.encodingFailed(error)
             }
+        }
+    }
+
+    private static func encodeJSON(_ value: any Encodable, with encoder: JSONEncoder) throws -> Data {
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw NetworkError.encodingFailed(error)
         }
     }
 }

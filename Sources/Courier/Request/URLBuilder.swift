@@ -77,6 +77,33 @@ public struct URLBuilder: Sendable, Hashable {
         return copy
     }
 
+    /// Adds the query items of an `Encodable` value, encoded by `encoder` (see
+    /// ``URLQueryEncoder`` for the rules: nested values as `a[b]=1`, arrays as
+    /// `list[]=1&list[]=2` by default, `nil` left out).
+    ///
+    /// ```swift
+    /// struct Filter: Encodable { let status: [String]; let createdAfter: Date?; let perPage: Int }
+    /// let url = try URLBuilder(host: "api.example.com")
+    ///     .addingPathComponent("issues")
+    ///     .addingQuery(Filter(status: ["open", "blocked"], createdAfter: nil, perPage: 50),
+    ///                  encoder: URLQueryEncoder(keyEncodingStrategy: .convertToSnakeCase))
+    ///     .build()
+    /// // https://api.example.com/issues?status%5B%5D=open&status%5B%5D=blocked&per_page=50
+    /// ```
+    ///
+    /// - Throws: ``NetworkError/encodingFailed(_:)`` with the encoder's error.
+    public func addingQuery(_ value: some Encodable, encoder: URLQueryEncoder = URLQueryEncoder()) throws -> URLBuilder {
+        let items: [URLQueryItem]
+        do {
+            items = try encoder.encode(value)
+        } catch {
+            throw NetworkError.encodingFailed(error)
+        }
+        var copy = self
+        copy.queryItems += items.map { QueryItem(name: $0.name, value: $0.value) }
+        return copy
+    }
+
     /// Adds a bare query flag (`?name`).
     public func addingQueryFlag(_ name: String) -> URLBuilder {
         var copy = self
@@ -96,14 +123,19 @@ public struct URLBuilder: Sendable, Hashable {
         components.port = port
         components.percentEncodedPath = pathComponents.map { "/" + Self.escape($0) }.joined()
         if !queryItems.isEmpty {
-            components.percentEncodedQuery = queryItems.map { item in
-                Self.escape(item.name) + (item.value.map { "=" + Self.escape($0) } ?? "")
-            }.joined(separator: "&")
+            components.percentEncodedQuery = Self.percentEncodedQuery(queryItems)
         }
         guard let url = components.url else {
             throw NetworkError.invalidURL("URLBuilder: \(scheme)://\(host) with path \(pathComponents) does not form a URL")
         }
         return url
+    }
+
+    /// `name=value&…` with every name and value percent-encoded (see ``escape(_:)``).
+    static func percentEncodedQuery(_ items: [QueryItem]) -> String {
+        items.map { item in
+            escape(item.name) + (item.value.map { "=" + escape($0) } ?? "")
+        }.joined(separator: "&")
     }
 
     /// RFC 3986 unreserved characters stay; everything else is percent-encoded.

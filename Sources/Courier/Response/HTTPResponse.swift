@@ -30,6 +30,15 @@ public struct HTTPResponse: Sendable, Hashable {
 
     /// The body decoded as UTF-8 (invalid sequences repaired), for messages and logs.
     public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The first bytes of the body as quoted text for an error message: at most 64 bytes, invalid
+    /// UTF-8 repaired, control characters escaped, `…` when cut.
+    var bodyPreview: String {
+        let limit = 64
+        var preview = String(decoding: body.prefix(limit), as: UTF8.self).debugDescription
+        if body.count > limit { preview += "…" }
+        return preview
+    }
 }
 
 extension HTTPResponse {

@@ -39,6 +39,7 @@ extension NetworkCore {
         _ request: R, to destination: URL, options: DownloadOptions, target: CallbackTarget,
         progress: (@Sendable (TransferProgress) -> Void)?, completion: @escaping @Sendable (Result<URL, any Error>) -> Void
     ) -> NetworkTask {
+        let request = withCoders(request)
         let baseRequest = prepare(request)
         let body = DownloadBody(request: request, destination: destination, options: options,
                                 recordedURL: try? baseRequest.get().url?.absoluteString)
