@@ -15,7 +15,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case unknownHost = 6
     /// Nobody accepted the connection.
     case connectionRefused = 7
-    /// The server's reply could not be understood.
+    /// The server's reply is not valid HTTP (curl's "weird server reply").
     case badResponse = 8
     /// The transfer ended before the whole body arrived.
     case partialTransfer = 18
@@ -31,9 +31,11 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case tlsFailed = 35
     /// Redirects went round in circles.
     case tooManyRedirects = 47
+    /// The server closed the connection without sending a single byte of reply.
+    case emptyReply = 52
     /// The body is too large to hold in memory for stdout (the library's limit); `-o` streams it.
     case tooLarge = 63
-    /// Any other network failure while receiving.
+    /// Any other network failure: the connection was reset while receiving, and so on.
     case networkFailure = 56
     /// The server's certificate could not be verified.
     case badCertificate = 60
@@ -52,7 +54,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .invalidURL: return "malformed or unsupported URL"
         case .unknownHost: return "could not resolve the host"
         case .connectionRefused: return "could not connect (connection refused)"
-        case .badResponse: return "unintelligible reply from the server"
+        case .badResponse: return "the server's reply is not valid HTTP"
         case .partialTransfer: return "the connection closed before the body was complete"
         case .httpError: return "HTTP status >= 400 with --fail (always for download)"
         case .writeError: return "could not write the output"
@@ -60,8 +62,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .timedOut: return "timed out (--timeout, or a stalled connection)"
         case .tlsFailed: return "TLS handshake failed"
         case .tooManyRedirects: return "too many redirects"
+        case .emptyReply: return "the server closed the connection without replying"
         case .tooLarge: return "body too large to print from memory; use -o FILE"
-        case .networkFailure: return "other network failure"
+        case .networkFailure: return "other network failure (e.g. connection reset)"
         case .badCertificate: return "server certificate not trusted"
         case .destinationExists: return nil
         case .interrupted: return "interrupted (Ctrl-C or SIGTERM); downloads can be resumed"

@@ -36,6 +36,10 @@ struct Failure: Error, Equatable {
             self.init(.timedOut, Self.timeoutMessage(timeout) + place)
         case let .transport(urlError):
             self.init(urlError, url: url, timeout: timeout)
+        case let .invalidResponse(detail):
+            self.init(.badResponse, "the reply from \(url?.host ?? "the server") is not valid HTTP: \(detail)" + place)
+        case let .incompleteBody(urlError):
+            self.init(.partialTransfer, "the connection closed before the body was complete (\(urlError.localizedDescription))" + place)
         case let .httpStatus(response):
             self.init(.httpError, "HTTP \(response.statusCode) \(ReasonPhrase.text(for: response.statusCode))" + place)
         case let .tooManyRedirects(response):
@@ -66,10 +70,13 @@ struct Failure: Error, Equatable {
             self.init(.connectionRefused, "could not connect to \(host)\(port): connection refused")
         case .timedOut:
             self.init(.timedOut, Self.timeoutMessage(timeout) + place)
-        case .badServerResponse, .cannotParseResponse:
+        case .badServerResponse:
+            // FoundationNetworking's code for libcurl's "Empty reply from server".
+            self.init(.emptyReply, "empty reply from \(host): the connection closed without a response" + place)
+        case .cannotParseResponse:
             self.init(.badResponse, "unintelligible reply from \(host)")
         case .networkConnectionLost:
-            self.init(.partialTransfer, "the connection closed before the body was complete" + place)
+            self.init(.networkFailure, "connection to \(host) lost (\(error.localizedDescription))" + place)
         case .secureConnectionFailed:
             self.init(.tlsFailed, "TLS handshake with \(host) failed")
         case .serverCertificateUntrusted, .serverCertificateHasBadDate,
@@ -78,12 +85,9 @@ struct Failure: Error, Equatable {
         case .httpTooManyRedirects:
             self.init(.tooManyRedirects, "too many redirects" + place)
         default:
-            // On Linux libcurl reports a server that closes mid-body as code -1.
-            if error.code.rawValue == -1 {
-                self.init(.partialTransfer, "the connection closed before the body was complete" + place)
-            } else {
-                self.init(.networkFailure, "network error \(error.code.rawValue): \(error.localizedDescription)" + place)
-            }
+            // A body cut short arrives as NetworkError.incompleteBody, a reply that is not HTTP as
+            // .invalidResponse: what is left is reported as libcurl described it.
+            self.init(.networkFailure, "network error \(error.code.rawValue): \(error.localizedDescription)" + place)
         }
     }
 

@@ -15,9 +15,18 @@ public enum NetworkError: Error, Sendable {
     case cancelled
     /// The request's deadline (``NetworkRequest/timeout``, or the `timeout:` of a blocking call) passed.
     case timedOut
-    /// The transport failed: connection refused, unknown host, connection lost (on Linux a server
-    /// closing mid-body is `URLError` code `-1`), TLS failure and so on.
+    /// The transport failed: connection refused, unknown host, connection reset, no reply at all
+    /// (`URLError.badServerResponse`, "Empty reply from server"), TLS failure and so on.
     case transport(URLError)
+    /// The server's reply is not valid HTTP: a malformed status line, an HTTP/0.9 reply, a header
+    /// line without a colon, a broken chunked encoding, conflicting `Content-Length` headers. The
+    /// text says what was wrong. Not retried by default: a broken server tends to stay broken.
+    case invalidResponse(String)
+    /// The connection closed before the whole body arrived: fewer bytes than `Content-Length`
+    /// announced, or a chunked body without its last chunk. Carries the transport's error (on
+    /// Linux `URLError` code `-1`, e.g. "transfer closed with 7 bytes remaining to read"), whose
+    /// code ``RetryPolicy/retryableErrorCodes`` is matched against.
+    case incompleteBody(URLError)
     /// The server answered with a status the request does not accept (by default anything outside `200..<300`).
     case httpStatus(HTTPResponse)
     /// The body could not be turned into the request's output; carries the decoder's error and the response.
@@ -55,18 +64,14 @@ extension NetworkError {
     /// The HTTP status code this error carries, if it came from a response.
     public var statusCode: Int? { response?.statusCode }
 
-    /// Classifies an error reported by URLSession.
+    /// Classifies an error reported by URLSession; see ``TransportFailure`` for what each
+    /// `URLError` means on Linux.
     static func from(_ error: any Error) -> NetworkError {
         if let error = error as? NetworkError { return error }
         guard let urlError = error as? URLError else {
             return .transport(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error]))
         }
-        switch urlError.code {
-        case .cancelled: return .cancelled
-        case .timedOut: return .timedOut
-        case .badURL, .unsupportedURL: return .invalidURL(urlError.failingURL?.absoluteString ?? urlError.localizedDescription)
-        default: return .transport(urlError)
-        }
+        return TransportFailure.classify(urlError)
     }
 }
 
@@ -78,6 +83,8 @@ extension NetworkError: LocalizedError {
         case .cancelled: return "The request was cancelled."
         case .timedOut: return "The request timed out."
         case let .transport(error): return "Transport error \(error.code.rawValue): \(error.localizedDescription)"
+        case let .invalidResponse(detail): return "The server's reply is not valid HTTP: \(detail)"
+        case let .incompleteBody(error): return "The connection closed before the body was complete: \(error.localizedDescription)"
         case let .httpStatus(response): return "HTTP \(response.statusCode) from \(response.url?.absoluteString ?? "server")"
         case let .decodingFailed(error, response): return "Could not decode the \(response.body.count)-byte body: \(error)"
         case let .encodingFailed(error): return "Could not encode the request body: \(error)"

@@ -19,7 +19,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        registry.transfer(for: dataTask)?.didReceive(response: response)
+        registry.transfer(for: dataTask)?.receive(response: response)
         completionHandler(.allow)
     }
 

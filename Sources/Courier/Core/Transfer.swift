@@ -110,12 +110,25 @@ class Transfer: @unchecked Sendable {
         fatalError("subclass must override")
     }
 
-    /// Delegate events, on the session's delegate queue.
+    /// Delegate events, on the session's delegate queue. `didReceive(response:)` sees only
+    /// heads that passed ``receive(response:)``.
     func didReceive(response: URLResponse) {}
     func didReceive(data: Data) {}
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
     func didComplete(error: (any Error)?) {}
     func didRejectAuthenticationChallenge() {}
+
+    /// A response head has arrived for the current attempt (on the delegate queue): the one
+    /// place every head is first seen. A head that breaks HTTP's framing rules (see
+    /// ``ResponseHeadCheck``) ends the transfer with ``NetworkError/invalidResponse(_:)``
+    /// before any of its body is used; any other goes on to the subclass.
+    final func receive(response: URLResponse) {
+        if let http = response as? HTTPURLResponse, let problem = ResponseHeadCheck.problem(in: http) {
+            end(with: .invalidResponse(problem))
+            return
+        }
+        didReceive(response: response)
+    }
 
     /// A redirect of the current attempt: the request to follow it with, or `nil` to stop and
     /// take the redirect response as the answer. Called on the delegate queue.

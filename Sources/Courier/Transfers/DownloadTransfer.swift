@@ -243,7 +243,7 @@ final class DownloadTransfer<Request: NetworkRequest>: Transfer, @unchecked Send
             return (.httpStatus(full), full)
         case .file:
             // Shorter than announced: the connection was cut.
-            return (.transport(URLError(.networkConnectionLost)), nil)
+            return (.incompleteBody(URLError(.networkConnectionLost)), nil)
         case .waiting, .restart:
             return (.transport(URLError(.badServerResponse)), nil)
         }
