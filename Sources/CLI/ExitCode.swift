@@ -50,7 +50,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         switch self {
         case .ok: return "success"
         case .failure: return "other failure"
-        case .usage: return "usage error (unknown option, missing URL, bad value)"
+        case .usage: return "usage error (unknown option, missing URL, bad value, bad header)"
         case .invalidURL: return "malformed or unsupported URL"
         case .unknownHost: return "could not resolve the host"
         case .connectionRefused: return "could not connect (connection refused)"

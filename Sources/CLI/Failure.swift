@@ -30,6 +30,9 @@ struct Failure: Error, Equatable {
         switch error {
         case let .invalidURL(detail):
             self.init(.invalidURL, "invalid URL: \(detail)")
+        case let .invalidRequest(detail):
+            // Only what was typed can make a request invalid (a header, --timeout): a usage error.
+            self.init(.usage, "invalid request: \(detail)")
         case .cancelled:
             self.init(.interrupted, "interrupted")
         case .timedOut:

@@ -10,6 +10,10 @@ import FoundationNetworking
 public enum NetworkError: Error, Sendable {
     /// The request's URL could not be built; the associated value says what was wrong.
     case invalidURL(String)
+    /// The request cannot be sent as it is: a header name that is not an HTTP token, a header
+    /// value or credentials with a line break, NUL or another control character, a timeout that
+    /// is negative or not a number. Nothing was sent. The text names the header (never a value).
+    case invalidRequest(String)
     /// The request was cancelled, through ``NetworkTask/cancel()`` or ``Network/cancelAll()``, or
     /// was scheduled on a network after ``Network/close()``.
     case cancelled
@@ -80,6 +84,7 @@ extension NetworkError: LocalizedError {
     public var errorDescription: String? {
         switch self {
         case let .invalidURL(detail): return "Invalid URL: \(detail)"
+        case let .invalidRequest(detail): return "Invalid request: \(detail)"
         case .cancelled: return "The request was cancelled."
         case .timedOut: return "The request timed out."
         case let .transport(error): return "Transport error \(error.code.rawValue): \(error.localizedDescription)"
