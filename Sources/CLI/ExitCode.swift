@@ -5,7 +5,8 @@
 enum ExitCode: Int32, CaseIterable, Sendable {
     /// Success.
     case ok = 0
-    /// Any failure without a more specific code.
+    /// Any failure without a more specific code; also a redirect to a scheme other than
+    /// http/https (curl's "unsupported protocol" is 1 as well).
     case failure = 1
     /// The command line is wrong: unknown option, missing URL, bad value.
     case usage = 2
@@ -49,7 +50,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     var summary: String? {
         switch self {
         case .ok: return "success"
-        case .failure: return "other failure"
+        case .failure: return "other failure; a redirect to a scheme other than http/https"
         case .usage: return "usage error (unknown option, missing URL, bad value, bad header)"
         case .invalidURL: return "malformed or unsupported URL"
         case .unknownHost: return "could not resolve the host"

@@ -47,6 +47,9 @@ struct Failure: Error, Equatable {
             self.init(.httpError, "HTTP \(response.statusCode) \(ReasonPhrase.text(for: response.statusCode))" + place)
         case let .tooManyRedirects(response):
             self.init(.tooManyRedirects, "too many redirects (the last one to \(response.headers["Location"] ?? "?"))" + place)
+        case let .unsupportedRedirect(scheme, response):
+            self.init(.failure, "redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), "
+                + "Location: \(response.headers["Location"] ?? "?"))" + place)
         case let .responseTooLarge(limit):
             self.init(.tooLarge, "the body is larger than \(Units.bytes(limit)), too much to hold in memory; use -o FILE" + place)
         case let .encodingFailed(error):

@@ -50,6 +50,10 @@ public enum NetworkError: Error, Sendable {
     /// The server redirected more than ``Network/maximumRedirects`` times; carries the last
     /// redirect response.
     case tooManyRedirects(HTTPResponse)
+    /// The server redirected to a scheme other than http or https (`file:`, `ftp:`, ...), which
+    /// Courier refuses rather than follow or rewrite. Carries the scheme (lowercased)
+    /// and the redirect response (status and headers, `Location` included).
+    case unsupportedRedirect(String, HTTPResponse)
     /// A download's destination already exists and ``DownloadOptions/replaceExisting`` was not
     /// given. The completed body stays in the `.partial` file, so a retry with that option
     /// finishes without downloading again.
@@ -60,7 +64,9 @@ extension NetworkError {
     /// The response this error carries, if it came from one.
     public var response: HTTPResponse? {
         switch self {
-        case let .httpStatus(response), let .decodingFailed(_, response), let .tooManyRedirects(response): return response
+        case let .httpStatus(response), let .decodingFailed(_, response), let .tooManyRedirects(response),
+             let .unsupportedRedirect(_, response):
+            return response
         default: return nil
         }
     }
@@ -98,6 +104,8 @@ extension NetworkError: LocalizedError {
         case let .interceptorFailed(error): return "A request interceptor failed: \(error)"
         case let .responseTooLarge(limit): return "The response body is larger than the \(limit)-byte limit for in-memory bodies."
         case let .tooManyRedirects(response): return "Too many redirects (the last to \(response.headers["Location"] ?? "?"))."
+        case let .unsupportedRedirect(scheme, response):
+            return "Redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), Location: \(response.headers["Location"] ?? "?"))."
         case let .destinationExists(url): return "\(url.path) already exists (use .replaceExisting to overwrite it)"
         }
     }

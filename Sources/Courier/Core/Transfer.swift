@@ -133,6 +133,10 @@ class Transfer: @unchecked Sendable {
     /// A redirect of the current attempt: the request to follow it with, or `nil` to stop and
     /// take the redirect response as the answer. Called on the delegate queue.
     func redirect(_ response: HTTPURLResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
+        if let scheme = RedirectPolicy.refusedScheme(of: response, proposed: proposed) {
+            end(with: .unsupportedRedirect(scheme, HTTPResponse(response, body: Data())))
+            return nil
+        }
         let limit = core.maximumRedirects.withLock { $0 }
         let (follow, original) = state.withLock { state -> (Bool, URLRequest?) in
             state.redirects += 1

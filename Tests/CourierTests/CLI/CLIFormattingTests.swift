@@ -118,6 +118,7 @@ final class CLIFormattingTests: XCTestCase {
         XCTAssertEqual(Failure(NetworkError.transport(URLError(.badServerResponse)), url: url, timeout: nil).exitCode, .emptyReply)
         XCTAssertEqual(Failure(NetworkError.invalidResponse("x"), url: url, timeout: nil).exitCode, .badResponse)
         XCTAssertEqual(Failure(NetworkError.invalidRequest("x"), url: url, timeout: nil).exitCode, .usage)
+        XCTAssertEqual(Failure(NetworkError.unsupportedRedirect("file", HTTPResponse(statusCode: 302)), url: url, timeout: nil).exitCode, .failure)
         XCTAssertEqual(Failure(NetworkError.transport(URLError(.notConnectedToInternet)), url: url, timeout: nil).exitCode, .networkFailure)
         XCTAssertEqual(Failure(NetworkError.httpStatus(HTTPResponse(statusCode: 404)), url: url, timeout: nil).exitCode, .httpError)
         XCTAssertEqual(Failure(NetworkError.cancelled, url: url, timeout: nil).exitCode, .interrupted)
