@@ -5,7 +5,8 @@
 enum ExitCode: Int32, CaseIterable, Sendable {
     /// Success.
     case ok = 0
-    /// Any failure without a more specific code.
+    /// Any failure without a more specific code; also a redirect to a scheme other than
+    /// http/https (curl's "unsupported protocol" is 1 as well).
     case failure = 1
     /// The command line is wrong: unknown option, missing URL, bad value.
     case usage = 2
@@ -15,8 +16,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case unknownHost = 6
     /// Nobody accepted the connection.
     case connectionRefused = 7
-    /// The server's reply could not be understood, or is of a media type the request refuses
-    /// (`NetworkError.unexpectedContentType`; the commands accept any type today).
+    /// The server's reply is not valid HTTP (curl's "weird server reply"), or is of a media type
+    /// the request refuses (`NetworkError.unexpectedContentType`; the commands accept any type today).
     case badResponse = 8
     /// The transfer ended before the whole body arrived.
     case partialTransfer = 18
@@ -32,9 +33,11 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case tlsFailed = 35
     /// Redirects went round in circles.
     case tooManyRedirects = 47
+    /// The server closed the connection without sending a single byte of reply.
+    case emptyReply = 52
     /// The body is too large to hold in memory for stdout (the library's limit); `-o` streams it.
     case tooLarge = 63
-    /// Any other network failure while receiving.
+    /// Any other network failure: the connection was reset while receiving, and so on.
     case networkFailure = 56
     /// The server's certificate could not be verified.
     case badCertificate = 60
@@ -48,12 +51,12 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     var summary: String? {
         switch self {
         case .ok: return "success"
-        case .failure: return "other failure"
-        case .usage: return "usage error (unknown option, missing URL, bad value)"
+        case .failure: return "other failure; a redirect to a scheme other than http/https"
+        case .usage: return "usage error (unknown option, missing URL, bad value, bad header)"
         case .invalidURL: return "malformed or unsupported URL"
         case .unknownHost: return "could not resolve the host"
         case .connectionRefused: return "could not connect (connection refused)"
-        case .badResponse: return "unintelligible reply from the server"
+        case .badResponse: return "the server's reply is not valid HTTP"
         case .partialTransfer: return "the connection closed before the body was complete"
         case .httpError: return "HTTP status >= 400 with --fail (always for download)"
         case .writeError: return "could not write the output"
@@ -61,8 +64,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .timedOut: return "timed out (--timeout, or a stalled connection)"
         case .tlsFailed: return "TLS handshake failed"
         case .tooManyRedirects: return "too many redirects"
+        case .emptyReply: return "the server closed the connection without replying"
         case .tooLarge: return "body too large to print from memory; use -o FILE"
-        case .networkFailure: return "other network failure"
+        case .networkFailure: return "other network failure (e.g. connection reset)"
         case .badCertificate: return "server certificate not trusted"
         case .destinationExists: return nil
         case .interrupted: return "interrupted (Ctrl-C or SIGTERM); downloads can be resumed"

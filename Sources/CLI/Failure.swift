@@ -30,16 +30,26 @@ struct Failure: Error, Equatable {
         switch error {
         case let .invalidURL(detail):
             self.init(.invalidURL, "invalid URL: \(detail)")
+        case let .invalidRequest(detail):
+            // Only what was typed can make a request invalid (a header, --timeout): a usage error.
+            self.init(.usage, "invalid request: \(detail)")
         case .cancelled:
             self.init(.interrupted, "interrupted")
         case .timedOut:
             self.init(.timedOut, Self.timeoutMessage(timeout) + place)
         case let .transport(urlError):
             self.init(urlError, url: url, timeout: timeout)
+        case let .invalidResponse(detail):
+            self.init(.badResponse, "the reply from \(url?.host ?? "the server") is not valid HTTP: \(detail)" + place)
+        case let .incompleteBody(urlError):
+            self.init(.partialTransfer, "the connection closed before the body was complete (\(urlError.localizedDescription))" + place)
         case let .httpStatus(response):
             self.init(.httpError, "HTTP \(response.statusCode) \(ReasonPhrase.text(for: response.statusCode))" + place)
         case let .tooManyRedirects(response):
             self.init(.tooManyRedirects, "too many redirects (the last one to \(response.headers["Location"] ?? "?"))" + place)
+        case let .unsupportedRedirect(scheme, response):
+            self.init(.failure, "redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), "
+                + "Location: \(response.headers["Location"] ?? "?"))" + place)
         case let .responseTooLarge(limit):
             self.init(.tooLarge, "the body is larger than \(Units.bytes(limit)), too much to hold in memory; use -o FILE" + place)
         case let .encodingFailed(error):
@@ -71,10 +81,13 @@ struct Failure: Error, Equatable {
             self.init(.connectionRefused, "could not connect to \(host)\(port): connection refused")
         case .timedOut:
             self.init(.timedOut, Self.timeoutMessage(timeout) + place)
-        case .badServerResponse, .cannotParseResponse:
+        case .badServerResponse:
+            // FoundationNetworking's code for libcurl's "Empty reply from server".
+            self.init(.emptyReply, "empty reply from \(host): the connection closed without a response" + place)
+        case .cannotParseResponse:
             self.init(.badResponse, "unintelligible reply from \(host)")
         case .networkConnectionLost:
-            self.init(.partialTransfer, "the connection closed before the body was complete" + place)
+            self.init(.networkFailure, "connection to \(host) lost (\(error.localizedDescription))" + place)
         case .secureConnectionFailed:
             self.init(.tlsFailed, "TLS handshake with \(host) failed")
         case .serverCertificateUntrusted, .serverCertificateHasBadDate,
@@ -83,12 +96,9 @@ struct Failure: Error, Equatable {
         case .httpTooManyRedirects:
             self.init(.tooManyRedirects, "too many redirects" + place)
         default:
-            // On Linux libcurl reports a server that closes mid-body as code -1.
-            if error.code.rawValue == -1 {
-                self.init(.partialTransfer, "the connection closed before the body was complete" + place)
-            } else {
-                self.init(.networkFailure, "network error \(error.code.rawValue): \(error.localizedDescription)" + place)
-            }
+            // A body cut short arrives as NetworkError.incompleteBody, a reply that is not HTTP as
+            // .invalidResponse: what is left is reported as libcurl described it.
+            self.init(.networkFailure, "network error \(error.code.rawValue): \(error.localizedDescription)" + place)
         }
     }
 

@@ -2,6 +2,17 @@ import Foundation
 
 /// The `courier` command: reads the arguments, runs the command, returns the exit status.
 enum Tool {
+    /// Runs with this process's own arguments, read as bytes (see ``RawArguments``).
+    static func runWithProcessArguments(console: Console = .shared) -> ExitCode {
+        do throws(Failure) {
+            return run(try RawArguments.decode(RawArguments.ofProcess), console: console)
+        } catch {
+            console.message(error.message)
+            console.writeError(Data((Usage.short + "\n").utf8))
+            return error.exitCode
+        }
+    }
+
     static func run(_ arguments: [String], console: Console = .shared) -> ExitCode {
         let invocation: Invocation
         do throws(Failure) {

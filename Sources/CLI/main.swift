@@ -3,4 +3,4 @@ import Foundation
 // Before anything starts a thread: Ctrl-C and SIGTERM are taken by `Interrupts` alone.
 Interrupts.start()
 // Everything lives in `Tool`, so the test target can exercise it without running this file.
-exit(Tool.run(Array(CommandLine.arguments.dropFirst())).rawValue)
+exit(Tool.runWithProcessArguments().rawValue)

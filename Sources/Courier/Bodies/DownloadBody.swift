@@ -302,7 +302,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
             return (.httpStatus(full), full)
         case .file:
             // Shorter than announced: the connection was cut.
-            return (.transport(URLError(.networkConnectionLost)), nil)
+            return (.incompleteBody(URLError(.networkConnectionLost)), nil)
         case .waiting, .restart:
             return (.transport(URLError(.badServerResponse)), nil)
         }

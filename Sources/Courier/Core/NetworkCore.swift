@@ -54,9 +54,11 @@ final class NetworkCore: Sendable {
         }
     }
 
-    /// Builds the request and completes it with the defaults; the URL must then be absolute http(s).
+    /// Builds the request and completes it with the defaults; the URL must then be absolute
+    /// http(s), and the timeout meaningful.
     func prepare<R: NetworkRequest>(_ request: R) -> Result<URLRequest, NetworkError> {
         do {
+            try RequestTimeout.check(request.timeout)
             var urlRequest = try request.makeURLRequest()
             try defaults.withLock { $0 }.apply(to: &urlRequest)
             if let unsupportedSetting { throw NetworkError.transport(URLError(.secureConnectionFailed, userInfo: [NSLocalizedDescriptionKey: unsupportedSetting])) }
@@ -70,12 +72,29 @@ final class NetworkCore: Sendable {
         }
     }
 
-    /// Runs the interceptors' `adapt`, off the caller's thread when there are any.
+    /// Runs the interceptors' `adapt`, off the caller's thread when there are any, and then
+    /// ``finalize(_:)``: every attempt's request passes here last before it is queued.
     func adapt(_ request: URLRequest, context: RequestContext,
                completion: @escaping @Sendable (Result<URLRequest, NetworkError>) -> Void) {
         let chain = InterceptorChain(interceptors: interceptors.withLock { $0 })
-        guard !chain.interceptors.isEmpty else { return completion(.success(request)) }
-        workQueue.async { chain.adapt(request, context: context, completion: completion) }
+        guard !chain.interceptors.isEmpty else { return completion(Self.finalize(request)) }
+        workQueue.async {
+            chain.adapt(request, context: context) { completion($0.flatMap(Self.finalize)) }
+        }
+    }
+
+    /// The last check of an attempt's request, after the defaults and the interceptors, whoever
+    /// built it (an overridden `makeURLRequest` too): every header field must be safe to send
+    /// (``HeaderValidation``), and the timeout one FoundationNetworking can take (``RequestTimeout``).
+    static func finalize(_ request: URLRequest) -> Result<URLRequest, NetworkError> {
+        var request = request
+        do throws(NetworkError) {
+            try HeaderValidation.check(request)
+        } catch {
+            return .failure(error)
+        }
+        RequestTimeout.clamp(&request)
+        return .success(request)
     }
 
     /// Asks the interceptors, then `policy`, how long to wait before another attempt (`nil`: none).

@@ -10,14 +10,27 @@ import FoundationNetworking
 public enum NetworkError: Error, Sendable {
     /// The request's URL could not be built; the associated value says what was wrong.
     case invalidURL(String)
+    /// The request cannot be sent as it is: a header name that is not an HTTP token, a header
+    /// value or credentials with a line break, NUL or another control character, a timeout that
+    /// is negative or not a number. Nothing was sent. The text names the header (never a value).
+    case invalidRequest(String)
     /// The request was cancelled, through ``NetworkTask/cancel()`` or ``Network/cancelAll()``, or
     /// was scheduled on a network after ``Network/close()``.
     case cancelled
     /// The request's deadline (``NetworkRequest/timeout``, or the `timeout:` of a blocking call) passed.
     case timedOut
-    /// The transport failed: connection refused, unknown host, connection lost (on Linux a server
-    /// closing mid-body is `URLError` code `-1`), TLS failure and so on.
+    /// The transport failed: connection refused, unknown host, connection reset, no reply at all
+    /// (`URLError.badServerResponse`, "Empty reply from server"), TLS failure and so on.
     case transport(URLError)
+    /// The server's reply is not valid HTTP: a malformed status line, an HTTP/0.9 reply, a header
+    /// line without a colon, a broken chunked encoding, conflicting `Content-Length` headers. The
+    /// text says what was wrong. Not retried by default: a broken server tends to stay broken.
+    case invalidResponse(String)
+    /// The connection closed before the whole body arrived: fewer bytes than `Content-Length`
+    /// announced, or a chunked body without its last chunk. Carries the transport's error (on
+    /// Linux `URLError` code `-1`, e.g. "transfer closed with 7 bytes remaining to read"), whose
+    /// code ``RetryPolicy/retryableErrorCodes`` is matched against.
+    case incompleteBody(URLError)
     /// The server answered with a status the request does not accept (by default anything outside `200..<300`).
     case httpStatus(HTTPResponse)
     /// The body could not be turned into the request's output; carries the decoder's error and the response.
@@ -49,6 +62,10 @@ public enum NetworkError: Error, Sendable {
     /// The server redirected more than ``Network/maximumRedirects`` times; carries the last
     /// redirect response.
     case tooManyRedirects(HTTPResponse)
+    /// The server redirected to a scheme other than http or https (`file:`, `ftp:`, ...), which
+    /// Courier refuses rather than follow or rewrite. Carries the scheme (lowercased)
+    /// and the redirect response (status and headers, `Location` included).
+    case unsupportedRedirect(String, HTTPResponse)
     /// A download's destination already exists and ``DownloadOptions/replaceExisting`` was not
     /// given. The completed body stays in the `.partial` file, so a retry with that option
     /// finishes without downloading again.
@@ -60,7 +77,8 @@ extension NetworkError {
     public var response: HTTPResponse? {
         switch self {
         case let .httpStatus(response), let .decodingFailed(_, response), let .tooManyRedirects(response),
-             let .unexpectedContentType(_, response): return response
+             let .unexpectedContentType(_, response), let .unsupportedRedirect(_, response):
+            return response
         default: return nil
         }
     }
@@ -68,18 +86,14 @@ extension NetworkError {
     /// The HTTP status code this error carries, if it came from a response.
     public var statusCode: Int? { response?.statusCode }
 
-    /// Classifies an error reported by URLSession.
+    /// Classifies an error reported by URLSession; see ``TransportFailure`` for what each
+    /// `URLError` means on Linux.
     static func from(_ error: any Error) -> NetworkError {
         if let error = error as? NetworkError { return error }
         guard let urlError = error as? URLError else {
             return .transport(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error]))
         }
-        switch urlError.code {
-        case .cancelled: return .cancelled
-        case .timedOut: return .timedOut
-        case .badURL, .unsupportedURL: return .invalidURL(urlError.failingURL?.absoluteString ?? urlError.localizedDescription)
-        default: return .transport(urlError)
-        }
+        return TransportFailure.classify(urlError)
     }
 }
 
@@ -88,9 +102,12 @@ extension NetworkError: LocalizedError {
     public var errorDescription: String? {
         switch self {
         case let .invalidURL(detail): return "Invalid URL: \(detail)"
+        case let .invalidRequest(detail): return "Invalid request: \(detail)"
         case .cancelled: return "The request was cancelled."
         case .timedOut: return "The request timed out."
         case let .transport(error): return "Transport error \(error.code.rawValue): \(error.localizedDescription)"
+        case let .invalidResponse(detail): return "The server's reply is not valid HTTP: \(detail)"
+        case let .incompleteBody(error): return "The connection closed before the body was complete: \(error.localizedDescription)"
         case let .httpStatus(response): return "HTTP \(response.statusCode) from \(response.url?.absoluteString ?? "server")"
         case let .decodingFailed(error, response):
             return "Could not decode the \(response.body.count)-byte \(response.headers["Content-Type"] ?? "untyped") body"
@@ -106,6 +123,8 @@ extension NetworkError: LocalizedError {
         case let .interceptorFailed(error): return "A request interceptor failed: \(error)"
         case let .responseTooLarge(limit): return "The response body is larger than the \(limit)-byte limit for in-memory bodies."
         case let .tooManyRedirects(response): return "Too many redirects (the last to \(response.headers["Location"] ?? "?"))."
+        case let .unsupportedRedirect(scheme, response):
+            return "Redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), Location: \(response.headers["Location"] ?? "?"))."
         case let .destinationExists(url): return "\(url.path) already exists (use .replaceExisting to overwrite it)"
         }
     }

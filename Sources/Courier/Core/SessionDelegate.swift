@@ -39,13 +39,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// Redirects: Courier counts them (``Network/maximumRedirects``), keeps method and body on
-    /// `307`/`308` (URLSession on Linux sends an empty body), and drops credentials when the
-    /// redirect leaves the original origin. See ``RedirectPolicy``.
+    /// `307`/`308` (URLSession on Linux sends an empty body), drops credentials when the
+    /// redirect leaves the original origin, and refuses schemes other than http(s). See
+    /// ``RedirectPolicy``. The task of a transfer that has ended follows nothing: it is being
+    /// cancelled, and a new request would serve nobody.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        guard let transfer = registry.transfer(for: task) else { return completionHandler(request) }
+        guard let transfer = registry.transfer(for: task) else { return completionHandler(nil) }
         completionHandler(transfer.redirect(response, to: request, from: task.currentRequest ?? task.originalRequest))
     }
 

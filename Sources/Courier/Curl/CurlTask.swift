@@ -36,11 +36,19 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     private var protocolFailure: String?
 
     private let finished = Locked(false)
+    /// libcurl's detailed message for a failure (CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes):
+    /// "transfer closed with 7 bytes remaining to read" says more than the code's own text.
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
 
     init(transport: CurlTransport, request: URLRequest, upload: Upload) {
         self.transport = transport
         self.request = request
         self.upload = upload
+        errorBuffer.initialize(repeating: 0, count: 256)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
     }
 
     // MARK: - TransportTask
@@ -73,6 +81,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         parser = ResponseHeadParser()
         redirect = nil
         protocolFailure = nil
+        errorBuffer[0] = 0
+        _ = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_ERRORBUFFER), errorBuffer)
         do {
             try CurlRequestOptions.apply(request, upload: upload, settings: transport.settings, to: easy,
                                           headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
@@ -173,7 +183,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         } else if let protocolFailure {
             finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server's reply is not valid HTTP: \(protocolFailure)")
         } else {
-            finish(code: code, detail: nil)
+            finish(code: code, detail: errorBuffer[0] == 0 ? nil : String(cString: errorBuffer))
         }
         return nil
     }

@@ -106,8 +106,15 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         handle { $0.abort(error) }
     }
 
+    /// The one place every response head is first seen: a head that breaks HTTP's framing rules
+    /// (see ``ResponseHeadCheck``) ends the transfer with ``NetworkError/invalidResponse(_:)``
+    /// before any of its body is used.
     func didReceive(response: URLResponse) {
         guard let http = response as? HTTPURLResponse else { return }
+        if let problem = ResponseHeadCheck.problem(in: http) {
+            end(with: .invalidResponse(problem))
+            return
+        }
         apply(body.didReceive(head: http))
     }
 
@@ -144,6 +151,10 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     func redirect(_ response: HTTPURLResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
+        if let scheme = RedirectPolicy.refusedScheme(of: response, proposed: proposed) {
+            end(with: .unsupportedRedirect(scheme, HTTPResponse(response, body: Data())))
+            return nil
+        }
         let limit = core.maximumRedirects.withLock { $0 }
         let (follow, original) = state.withLock { state -> (Bool, URLRequest?) in
             let follow = state.lifecycle.redirected(maximum: limit)

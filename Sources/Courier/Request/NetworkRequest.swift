@@ -31,15 +31,20 @@ public protocol NetworkRequest: Sendable {
     func makeURL() throws -> URL
     /// The HTTP method. Default: `.get`.
     var method: HTTPMethod { get }
-    /// Header fields sent as given. Default: none.
+    /// Header fields sent as given. Default: none. A name that is not an HTTP token, or a value
+    /// with CR, LF, NUL or another control character (HTAB aside), fails the request with
+    /// ``NetworkError/invalidRequest(_:)`` before anything is sent.
     var headers: [String: String] { get }
     /// The body to send, with its media type. Default: none.
     var body: RequestBody? { get }
-    /// Credentials written into the `Authorization` header. Default: none.
+    /// Credentials written into the `Authorization` header. Default: none. Credentials with a
+    /// control character fail the request with ``NetworkError/invalidRequest(_:)``.
     var authentication: Authentication? { get }
     /// The overall deadline in seconds, counted from the moment the request starts (not while it
     /// waits in the queue). Courier enforces it with its own timer, because URLSession's resource
-    /// timeout is not enforced on Linux. `.infinity` means no deadline. Default: 60.
+    /// timeout is not enforced on Linux. `.infinity` means no deadline, `0` an immediate one; a
+    /// negative value or NaN fails the request with ``NetworkError/invalidRequest(_:)``. Any
+    /// finite value works (URLSession is handed at most a week as its idle timeout). Default: 60.
     var timeout: TimeInterval { get }
     /// How failed attempts of this request are retried; `nil` (the default) uses the Network's
     /// ``Network/retryPolicy``.
@@ -121,15 +126,15 @@ extension NetworkRequest {
 
         var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
-        // URLSession's own timeout is an idle timeout, and FoundationNetworking truncates it to
-        // whole seconds (0.3 becomes an immediate timeout). Rounded up plus a second, it is a
-        // backstop for a stalled connection that never fires before Courier's own deadline.
-        // An infinite deadline keeps URLSession's default.
-        if timeout.isFinite, timeout > 0 { request.timeoutInterval = timeout.rounded(.up) + 1 }
+        // URLSession's own timeout is only an idle-timeout backstop; see RequestTimeout.
+        if let idleTimeout = RequestTimeout.idleTimeout(for: timeout) { request.timeoutInterval = idleTimeout }
+        // Checked before `setValue`, which silently drops a value with CR, LF or NUL.
         for (name, value) in headers {
+            try HeaderValidation.check(name: name, value: value)
             request.setValue(value, forHTTPHeaderField: name)
         }
         if let authentication {
+            try HeaderValidation.check(authentication)
             request.setValue(authentication.headerValue, forHTTPHeaderField: "Authorization")
         }
         if let body {

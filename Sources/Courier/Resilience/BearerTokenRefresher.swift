@@ -42,11 +42,20 @@ public final class BearerTokenRefresher: RequestInterceptor {
     /// The token currently sent.
     public var token: String? { state.withLock { $0.token } }
 
-    /// Adds the current token, if there is one.
+    /// Adds the current token, if there is one. A token with a control character (a stray
+    /// newline, say) fails the request with ``NetworkError/invalidRequest(_:)``: `setValue`
+    /// would silently drop it and send the request unauthenticated.
     public func adapt(_ request: URLRequest, context: RequestContext,
                       completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
         var request = request
-        if let token { request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization") }
+        if let token {
+            do throws(NetworkError) {
+                try HeaderValidation.check(Authentication.bearer(token))
+            } catch {
+                return completion(.failure(error))
+            }
+            request.setValue(Authentication.bearer(token).headerValue, forHTTPHeaderField: "Authorization")
+        }
         completion(.success(request))
     }
 

@@ -11,7 +11,9 @@ public struct NetworkDefaults: Sendable, Hashable {
     /// path is appended to the base URL's path (`https://api.example.com/v1` + `users/1` gives
     /// `https://api.example.com/v1/users/1`; a leading `/` changes nothing), and its query kept.
     public var baseURL: URL?
-    /// Headers added to every request that does not set the same header itself.
+    /// Headers added to every request that does not set the same header itself. A bad name or
+    /// value fails each request with ``NetworkError/invalidRequest(_:)``, as in
+    /// ``NetworkRequest/headers``.
     public var headers: [String: String]
     /// Query items added to every request whose URL has no item of the same name.
     public var queryItems: [URLQueryItem]
@@ -32,6 +34,8 @@ public struct NetworkDefaults: Sendable, Hashable {
             request.url = try Self.resolve(url, against: baseURL)
         }
         for (name, value) in headers where request.value(forHTTPHeaderField: name) == nil {
+            // Before `setValue`, which silently drops a value with CR, LF or NUL.
+            try HeaderValidation.check(name: name, value: value)
             request.setValue(value, forHTTPHeaderField: name)
         }
         if !queryItems.isEmpty, let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) {

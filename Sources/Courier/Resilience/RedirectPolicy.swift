@@ -12,8 +12,41 @@ import FoundationNetworking
 /// - `301`, `302` and `303` follow URLSession's rewrite (a `POST` becomes a `GET` without body).
 /// - A redirect to another origin (scheme, host, port) drops `Authorization`,
 ///   `Proxy-Authorization` and `Cookie`: credentials meant for one server must not reach another.
+/// - A redirect to a scheme other than http and https is refused
+///   (``NetworkError/unsupportedRedirect(_:_:)``). It has to be judged by the `Location` header
+///   itself: FoundationNetworking rewrites `file:///etc/passwd` (and `javascript:`, `data:`,
+///   `mailto:`...) into `http://<same origin>/etc/passwd` before the delegate sees it, and
+///   proposes `ftp:`, `gopher:`, `dict:` as they are (libcurl then fails with "unsupported URL").
+///   Relative references (`/x`, `x`, `//host/x`) have no scheme and are followed.
 enum RedirectPolicy {
     static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+
+    /// The scheme (lowercased) a redirect leads to when Courier must not follow it, or `nil`
+    /// when it is http, https or a relative reference.
+    static func refusedScheme(of response: HTTPURLResponse, proposed: URLRequest) -> String? {
+        let location = response.value(forHTTPHeaderField: "Location")?.trimmingCharacters(in: .whitespaces) ?? ""
+        if let scheme = scheme(of: location), !isHTTP(scheme) { return scheme.lowercased() }
+        // Whatever FoundationNetworking made of it must be http(s) too.
+        if let scheme = proposed.url?.scheme, !isHTTP(scheme) { return scheme.lowercased() }
+        return nil
+    }
+
+    /// The scheme of a URI reference (RFC 3986 §3.1: a letter, then letters, digits, `+`, `-`
+    /// or `.`, then `:`), or `nil` for a relative reference.
+    static func scheme(of reference: String) -> String? {
+        guard let colon = reference.firstIndex(of: ":") else { return nil }
+        let candidate = reference[..<colon]
+        guard let first = candidate.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return nil }
+        let valid = candidate.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "+-.".unicodeScalars.contains(scalar))
+        }
+        return valid ? String(candidate) : nil
+    }
+
+    private static func isHTTP(_ scheme: String) -> Bool {
+        let lowered = scheme.lowercased()
+        return lowered == "http" || lowered == "https"
+    }
 
     static func request(following response: HTTPURLResponse, proposed: URLRequest, previous: URLRequest?, original: URLRequest?) -> URLRequest {
         var next = proposed

@@ -30,7 +30,8 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Statuses worth another attempt.
     public var retryableStatusCodes: Set<Int>
     /// Transport failures worth another attempt, as `URLError` codes (raw values, so that the
-    /// Linux-only code `-1`, "transfer closed with bytes remaining", can be listed).
+    /// Linux-only code `-1`, "transfer closed with bytes remaining", can be listed). Matched
+    /// against ``NetworkError/transport(_:)`` and ``NetworkError/incompleteBody(_:)``.
     public var retryableErrorCodes: Set<Int>
 
     /// Creates a policy; every parameter has the documented default.
@@ -95,7 +96,8 @@ public struct RetryPolicy: Sendable, Hashable {
         guard attempts < min(maxAttempts, Self.absoluteAttemptLimit) else { return nil }
         guard method.isIdempotent || retriesNonIdempotentRequests else { return nil }
         switch error {
-        case let .transport(urlError) where retryableErrorCodes.contains(urlError.code.rawValue):
+        case let .transport(urlError) where retryableErrorCodes.contains(urlError.code.rawValue),
+             let .incompleteBody(urlError) where retryableErrorCodes.contains(urlError.code.rawValue):
             return backoff(afterAttempt: attempts, random: random)
         case .timedOut where retryableErrorCodes.contains(URLError.timedOut.rawValue):
             // Only URLSession's idle timeout arrives here: Courier's own deadline is final.

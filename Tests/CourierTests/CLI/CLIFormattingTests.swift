@@ -111,8 +111,14 @@ final class CLIFormattingTests: XCTestCase {
         XCTAssertEqual(Failure(NetworkError.transport(URLError(.cannotConnectToHost)), url: url, timeout: nil).exitCode, .connectionRefused)
         XCTAssertEqual(Failure(NetworkError.transport(URLError(.timedOut)), url: url, timeout: 2).exitCode, .timedOut)
         XCTAssertEqual(Failure(NetworkError.timedOut, url: url, timeout: 2).message, "timed out after 2 s (http://example.invalid:81/x)")
-        // -1 is both `.unknown` and Linux's "transfer closed with N bytes remaining".
-        XCTAssertEqual(Failure(NetworkError.transport(URLError(.unknown)), url: url, timeout: nil).exitCode, .partialTransfer)
+        // A body cut short arrives as `.incompleteBody`; another -1 is a libcurl failure of another kind.
+        XCTAssertEqual(Failure(NetworkError.incompleteBody(URLError(.unknown)), url: url, timeout: nil).exitCode, .partialTransfer)
+        XCTAssertEqual(Failure(NetworkError.transport(URLError(.unknown)), url: url, timeout: nil).exitCode, .networkFailure)
+        XCTAssertEqual(Failure(NetworkError.transport(URLError(.networkConnectionLost)), url: url, timeout: nil).exitCode, .networkFailure)
+        XCTAssertEqual(Failure(NetworkError.transport(URLError(.badServerResponse)), url: url, timeout: nil).exitCode, .emptyReply)
+        XCTAssertEqual(Failure(NetworkError.invalidResponse("x"), url: url, timeout: nil).exitCode, .badResponse)
+        XCTAssertEqual(Failure(NetworkError.invalidRequest("x"), url: url, timeout: nil).exitCode, .usage)
+        XCTAssertEqual(Failure(NetworkError.unsupportedRedirect("file", HTTPResponse(statusCode: 302)), url: url, timeout: nil).exitCode, .failure)
         XCTAssertEqual(Failure(NetworkError.transport(URLError(.notConnectedToInternet)), url: url, timeout: nil).exitCode, .networkFailure)
         XCTAssertEqual(Failure(NetworkError.httpStatus(HTTPResponse(statusCode: 404)), url: url, timeout: nil).exitCode, .httpError)
         XCTAssertEqual(Failure(NetworkError.cancelled, url: url, timeout: nil).exitCode, .interrupted)

@@ -15,7 +15,7 @@ final class FaultSuiteTests: XCTestCase {
         server.receivedRequests.filter { $0.path == path }.count
     }
 
-    func testServerClosingMidBodyIsTransportAfterEveryAttempt() throws {
+    func testServerClosingMidBodyIsIncompleteBodyAfterEveryAttempt() throws {
         let server = try makeServer()
         server.routeCuttingBody("/cut", announcing: 10000, sending: 100)
         let network = makeNetwork(retryPolicy: quickRetries)
@@ -24,7 +24,7 @@ final class FaultSuiteTests: XCTestCase {
         // `networkConnectionLost`, carrying CURLE_PARTIAL_FILE (18).
         let expected = network.engine == .curl ? URLError.networkConnectionLost.rawValue : -1
         let task = network.schedule(Request<Data>.get(server.url("/cut"))) { result in
-            guard case let .failure(NetworkError.transport(error)) = result else { return XCTFail("\(result)") }
+            guard case let .failure(NetworkError.incompleteBody(error)) = result else { return XCTFail("\(result)") }
             XCTAssertEqual(error.code.rawValue, expected, "the last real error, not a generic one")
             done.fulfill()
         }
@@ -255,11 +255,11 @@ final class FaultSuiteTests: XCTestCase {
         XCTAssertEqual(try result(of: Request<Data>(url: origin.url("/here"), authentication: .bearer("secret")).string(), on: network)?.get(), "Bearer secret")
     }
 
-    func testWrongContentLengthIsTransport() throws {
+    func testWrongContentLengthIsIncompleteBody() throws {
         let server = try makeServer()
         server.routeCuttingBody("/short", announcing: 500, sending: 200)
-        guard case .transport? = networkError(result(of: Request<Data>.get(server.url("/short")), on: makeNetwork())) else {
-            return XCTFail("expected transport")
+        guard case .incompleteBody? = networkError(result(of: Request<Data>.get(server.url("/short")), on: makeNetwork())) else {
+            return XCTFail("expected incompleteBody")
         }
     }
 

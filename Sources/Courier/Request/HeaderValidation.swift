@@ -1,0 +1,119 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Checks header fields before anything is sent, so that a bad one is an error instead of an
+/// attack or a silent change of meaning.
+///
+/// Measured with FoundationNetworking (libcurl 7.88.1): a header *name* with CR LF goes to the
+/// wire as it is, so `"X\r\n\r\nGET /other HTTP/1.1"` ends the request head early and the rest
+/// reaches the server as a second request (request smuggling); a *value* with CR, LF or NUL
+/// given to `URLRequest.setValue` is silently dropped (a bearer token with a stray newline
+/// sends the request unauthenticated), while one set through `allHTTPHeaderFields` reaches the
+/// wire, CR LF and all.
+///
+/// Hence two places: values are checked where Courier still has them as given (a request's
+/// `headers` and `authentication`, the Network's default headers), before `setValue` can drop
+/// them; and every attempt's final `URLRequest` (after the defaults and the interceptors) is
+/// checked as a whole in ``NetworkCore/finalize(_:)``. Errors name the header, never a value.
+enum HeaderValidation {
+    /// Throws unless `name` is an RFC 9110 token and `value` has no control character but HTAB.
+    static func check(name: String, value: String) throws(NetworkError) {
+        try checkName(name)
+        if let problem = controlCharacter(in: value) {
+            throw .invalidRequest("the value of header \(quoted(name)) contains \(problem); header values must not contain CR, LF, NUL or other control characters")
+        }
+    }
+
+    /// Checks every header field of a request about to be sent (in name order, so the error
+    /// does not depend on dictionary order).
+    static func check(_ request: URLRequest) throws(NetworkError) {
+        let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
+        for (name, value) in fields {
+            try check(name: name, value: value)
+        }
+    }
+
+    /// Checks credentials before they become an `Authorization` header.
+    ///
+    /// Basic credentials are base64-encoded, so a control character would not break the header;
+    /// it is refused all the same (RFC 7617 forbids them), as is a colon in the user name, which
+    /// the server would take for the end of the name.
+    static func check(_ authentication: Authentication) throws(NetworkError) {
+        switch authentication {
+        case let .basic(username, password):
+            if let problem = controlCharacter(in: username) ?? controlCharacter(in: password) {
+                throw .invalidRequest("the Basic credentials contain \(problem)")
+            }
+            if username.contains(":") {
+                throw .invalidRequest("the Basic user name contains a colon, which would end the name early")
+            }
+        case let .bearer(token):
+            if let problem = controlCharacter(in: token) { throw .invalidRequest("the bearer token contains \(problem)") }
+        case let .raw(value):
+            if let problem = controlCharacter(in: value) { throw .invalidRequest("the Authorization value contains \(problem)") }
+        }
+    }
+
+    /// Throws unless `name` is a non-empty RFC 9110 token: ASCII letters, digits, the backtick
+    /// and `!#$%&'*+-.^_|~`.
+    static func checkName(_ name: String) throws(NetworkError) {
+        guard !name.isEmpty else { throw .invalidRequest("a header name is empty") }
+        let isToken = name.unicodeScalars.allSatisfy { scalar in
+            isASCIILetterOrDigit(scalar) || tokenSymbols.contains(scalar)
+        }
+        guard isToken else {
+            throw .invalidRequest("header name \(quoted(name)) is not a valid HTTP token (letters, digits and \(tokenSymbolList) only)")
+        }
+    }
+
+    /// The symbols RFC 9110 §5.6.2 allows in a token besides letters and digits.
+    private static let tokenSymbolList = "!#$%&'*+-.^_`|~"
+    private static let tokenSymbols = Set(tokenSymbolList.unicodeScalars)
+
+    private static func isASCIILetterOrDigit(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+    }
+
+    /// The first control character in `text` other than HTAB, described for a message; `nil`
+    /// if there is none. Bytes of 0x80 and above (UTF-8) are allowed, as RFC 9110's obs-text.
+    private static func controlCharacter(in text: String) -> String? {
+        for scalar in text.unicodeScalars where (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F {
+            switch scalar {
+            case "\r": return "a carriage return (CR)"
+            case "\n": return "a line feed (LF)"
+            case "\0": return "a NUL character"
+            default: return "the control character U+\(String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4))"
+            }
+        }
+        return nil
+    }
+
+    /// A header name for a message: quoted, control characters escaped, at most 60 characters.
+    private static func quoted(_ name: String) -> String {
+        var escaped = ""
+        for scalar in name.unicodeScalars.prefix(60) {
+            switch scalar {
+            case "\r": escaped += "\\r"
+            case "\n": escaped += "\\n"
+            case "\t": escaped += "\\t"
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    escaped += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    escaped.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return "\"" + escaped + (name.unicodeScalars.count > 60 ? "…" : "") + "\""
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request's deadline (``NetworkRequest/timeout``), as Courier enforces it and as URLSession
+/// can be given it.
+///
+/// Courier's own timer enforces the deadline; URLSession gets only an idle timeout as a
+/// backstop. FoundationNetworking turns that interval into whole milliseconds in an `Int` and
+/// traps when it does not fit (measured: `1e16` seconds crashes the process, `1e13` works), so
+/// what reaches it is capped at ``transportLimit``. Dispatch clamps its own deadlines, so
+/// Courier's timer takes any finite value (a deadline of `1e300` seconds never fires).
+enum RequestTimeout {
+    /// The longest idle timeout handed to URLSession: a week. A connection that stalls that long
+    /// is given up even when the request's deadline is later still.
+    static let transportLimit: TimeInterval = 7 * 24 * 60 * 60
+
+    /// Throws for a deadline that means nothing: negative (`-.infinity` included) or not a
+    /// number. `0` is an immediate deadline, `.infinity` none at all.
+    static func check(_ timeout: TimeInterval) throws(NetworkError) {
+        if timeout.isNaN { throw .invalidRequest("the timeout is not a number") }
+        if timeout < 0 { throw .invalidRequest("the timeout \(timeout) is negative (use .infinity for no deadline)") }
+    }
+
+    /// URLSession's idle timeout for a deadline, or `nil` to keep URLSession's default (for no
+    /// deadline, or none that makes sense). FoundationNetworking truncates it to whole seconds
+    /// (0.3 would be an immediate timeout), so it is rounded up plus a second: a backstop for
+    /// a stalled connection that never fires before Courier's own deadline.
+    static func idleTimeout(for timeout: TimeInterval) -> TimeInterval? {
+        guard timeout.isFinite, timeout > 0 else { return nil }
+        return min(timeout.rounded(.up) + 1, transportLimit)
+    }
+
+    /// Brings whatever timeout a finished request carries (an overridden `makeURLRequest` or an
+    /// interceptor may set any) into the range FoundationNetworking can take.
+    static func clamp(_ request: inout URLRequest) {
+        let interval = request.timeoutInterval
+        if interval.isNaN || interval > transportLimit {
+            request.timeoutInterval = transportLimit
+        } else if interval < 0 {
+            request.timeoutInterval = 0
+        }
+    }
+}
