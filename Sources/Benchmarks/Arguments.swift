@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// The command line of one benchmark process: a subcommand followed by `--name value` options.
@@ -67,6 +68,20 @@ struct Arguments {
         return value
     }
 
+    /// The engine of the Courier clients: `--engine urlsession` (the default, so that the
+    /// URLSession rows keep their meaning) or `--engine curl`. A curl engine that cannot be
+    /// loaded is a failure here, not a silent fallback.
+    var engine: Network.Engine {
+        guard options["engine"] != nil else { return .urlSession }
+        switch choice("engine", ["urlsession", "curl"]) {
+        case "curl":
+            if let reason = Network.Engine.curlUnavailableReason { Self.fail("the curl engine is unavailable: \(reason)") }
+            return .curl
+        default:
+            return .urlSession
+        }
+    }
+
     static func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data("Benchmarks: \(message)\n\n\(usage)\n".utf8))
         exit(64)  // EX_USAGE
@@ -75,10 +90,11 @@ struct Arguments {
     static let usage = """
         usage: Benchmarks <case> [options]; each run prints one JSON line.
           small    --client urlsession|urlsession-delegate|callback|blocking|async --url URL [--count 5000]
-                   [--concurrency 1] [--expect-bytes 1024]
+                   [--concurrency 1] [--expect-bytes 1024] [--engine urlsession|curl]
           download --client urlsession|urlsession-data|courier --url URL --to PATH [--warmup-url URL] [--expect-bytes N]
+                   [--engine urlsession|curl]
           cancel   --client urlsession|courier|courier-download --url URL [--at-bytes 104857600]
-                   [--to PATH (courier-download)] [--warmup-url URL]
+                   [--to PATH (courier-download)] [--warmup-url URL] [--engine urlsession|curl]
           overhead --client callback|blocking|async|round-trip [--count 100000] [--concurrency 1] [--body-bytes 1024]
         """
 }

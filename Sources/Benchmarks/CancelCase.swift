@@ -44,7 +44,7 @@ enum CancelCase {
         default:
             let destination = URL(fileURLWithPath: arguments.string("to", default: NSTemporaryDirectory() + "/courier-cancel.bin"))
             observation = runCourier(url: url, threshold: threshold, warmupURL: warmupURL, limit: limit,
-                                     downloadTo: client == "courier-download" ? destination : nil)
+                                     downloadTo: client == "courier-download" ? destination : nil, engine: arguments.engine)
             // The partial file and its sidecar are kept for a resume; this benchmark never resumes.
             for suffix in ["", ".partial", ".partial.json"] {
                 try? FileManager.default.removeItem(atPath: destination.path + suffix)
@@ -70,10 +70,10 @@ enum CancelCase {
     /// Courier: `schedule` (body in memory) or `download` (body to a file), cancelled from the
     /// progress handler, which runs on the network's callback queue like any app's would.
     private static func runCourier(
-        url: URL, threshold: Int64, warmupURL: URL?, limit: DispatchTime, downloadTo destination: URL?
+        url: URL, threshold: Int64, warmupURL: URL?, limit: DispatchTime, downloadTo destination: URL?, engine: Network.Engine
     ) -> Observation? {
         let network = Network(configuration: .ephemeral, callbackQueue: DispatchQueue(label: "bench.callbacks"),
-                              maximumConcurrentRequests: 1)
+                              maximumConcurrentRequests: 1, engine: engine)
         // The in-memory variant must be allowed to hold the bytes it receives before the cancel
         // (the default limit refuses a 1 GB body as soon as its length is announced).
         network.maximumResponseSize = .max

@@ -15,6 +15,7 @@ import FoundationNetworking
 /// clients avoid that equally.)
 enum DownloadCase {
     static func run(_ arguments: Arguments) {
+        let engine = arguments.engine
         let client = arguments.choice("client", ["urlsession", "urlsession-data", "courier"])
         let url = arguments.url("url")
         let destination = arguments.fileURL("to")
@@ -41,7 +42,7 @@ enum DownloadCase {
             if let failure = delegate.failure.current { benchmarkFailure("data task to a file: \(failure)") }
         default:
             let network = Network(configuration: .ephemeral, callbackQueue: DispatchQueue(label: "bench.callbacks"),
-                                  maximumConcurrentRequests: 1)
+                                  maximumConcurrentRequests: 1, engine: engine)
             if let warmupURL, case let .failure(error) = network.scheduleSynchronously(Request<Data>.get(warmupURL)) {
                 benchmarkFailure("warm-up: \(error)")
             }

@@ -16,11 +16,12 @@ enum SmallRequestsCase {
         let concurrency = max(1, arguments.int("concurrency", default: 1))
         let warmup = arguments.int("warmup", default: max(8, 2 * concurrency))
         let check = ResponseCheck(expectedBytes: arguments.int("expect-bytes", default: 1024))
+        let engine = arguments.engine
 
         let driver: any RequestDriver
         if let style = CourierDriver.Style(rawValue: client) {
             let network = Network(configuration: .ephemeral, callbackQueue: DispatchQueue(label: "bench.callbacks"),
-                                  maximumConcurrentRequests: concurrency)
+                                  maximumConcurrentRequests: concurrency, engine: engine)
             driver = CourierDriver(style: style, network: network, request: .get(url), check: check)
         } else if client == "urlsession-delegate" {
             driver = URLSessionDelegateDriver(configuration: .ephemeral, url: url, check: check)

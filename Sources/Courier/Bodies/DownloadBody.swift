@@ -39,7 +39,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         /// Appending to the partial file (or writing a device or FIFO directly).
         case file(PartialFile)
         /// An unacceptable status: its body is kept in memory for the error.
-        case errorBody(HTTPURLResponse, Data)
+        case errorBody(HTTPResponse, Data)
         /// The server refused the range (`416`, or an unusable `206`): the body is ignored and
         /// the transfer starts over without `Range` once this task completes.
         case restart
@@ -114,16 +114,15 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         return transport.makeDataTask(with: urlRequest)
     }
 
-    func didReceive(head http: HTTPURLResponse) -> BodyStep {
-        let head = HTTPResponse(http, body: Data())
+    func didReceive(head: HTTPResponse) -> BodyStep {
         if case let .resume(file, _) = state.withLock({ $0.start }) {
             let offset = file.sizeAtOpen
-            if http.statusCode == 206, let range = ContentRange(http.value(forHTTPHeaderField: "Content-Range")),
+            if head.statusCode == 206, let range = ContentRange(head.headers["Content-Range"]),
                range.start == offset {
-                let rest = http.expectedContentLength
-                return open(resuming: file, total: range.total ?? (rest >= 0 ? offset + rest : nil), response: http, head: head)
+                let rest = head.expectedContentLength
+                return open(resuming: file, total: range.total ?? (rest >= 0 ? offset + rest : nil), head: head)
             }
-            if http.statusCode == 206 || http.statusCode == 416 {
+            if head.statusCode == 206 || head.statusCode == 416 {
                 // A range we did not ask for, or one the server cannot serve: start over.
                 state.withLock { $0.sink = .restart }
                 return BodyStep(observed: head)
@@ -133,11 +132,11 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         }
         // The request's own code, outside the lock.
         guard (try? request.validate(head)) != nil else {
-            state.withLock { $0.sink = .errorBody(http, Data()) }
+            state.withLock { $0.sink = .errorBody(head, Data()) }
             return BodyStep(observed: head)
         }
-        let length = http.expectedContentLength
-        return open(resuming: nil, total: length >= 0 ? length : nil, response: http, head: head)
+        let length = head.expectedContentLength
+        return open(resuming: nil, total: length >= 0 ? length : nil, head: head)
     }
 
     func didReceive(data: Data) -> BodyStep {
@@ -219,9 +218,9 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
 
     /// Starts writing the body: after the bytes of `resumed` (the `.partial` file opened when
     /// the task was made), or else from byte 0 into a new `.partial` file or the device.
-    private func open(resuming resumed: PartialFile?, total: Int64?, response: HTTPURLResponse, head: HTTPResponse) -> BodyStep {
+    private func open(resuming resumed: PartialFile?, total: Int64?, head: HTTPResponse) -> BodyStep {
         // Resumable only with a validator: without one, "the rest" might belong to another file.
-        let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
+        let validator = head.headers["ETag"] ?? head.headers["Last-Modified"]
         return state.withLock { state in
             let start = state.start
             if case .resume = start { state.start = .fresh }   // the open file is now the sink's
@@ -298,7 +297,8 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         if let error { return (NetworkError.from(error), nil) }
         switch sink {
         case let .errorBody(response, body):
-            let full = HTTPResponse(response, body: body)
+            var full = response
+            full.body = body
             return (.httpStatus(full), full)
         case .file:
             // Shorter than announced: the connection was cut.

@@ -19,7 +19,7 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
     private let uploadFile: TemporaryUploadFile?
 
     // Confined to the delegate queue; reset by every response head.
-    private var response: HTTPURLResponse?
+    private var response: HTTPResponse?
     private var received = Data()
     private var rejectedChallenge = false
 
@@ -56,7 +56,7 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
         }
     }
 
-    func didReceive(head: HTTPURLResponse) -> BodyStep {
+    func didReceive(head: HTTPResponse) -> BodyStep {
         response = head
         received = Data()
         rejectedChallenge = false
@@ -97,7 +97,8 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
             error = nil
         }
         let progress = error == nil ? downloadProgress : nil
-        let full = response.map { HTTPResponse($0, body: received) }
+        var full = response
+        full?.body = received
         reset()
         return BodyCompletion(outcome: outcome(of: full, error: error, redirectLimitHit: redirectLimitHit),
                               progress: progress, observed: full)

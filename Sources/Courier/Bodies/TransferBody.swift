@@ -26,8 +26,8 @@ protocol TransferBody: AnyObject, Sendable {
     /// Makes the transport task (not resumed) for an attempt, or for a restart of one.
     func makeTask(in transport: any Transport, for request: URLRequest) throws -> any TransportTask
 
-    /// The response head of the current task.
-    func didReceive(head: HTTPURLResponse) -> BodyStep
+    /// The response head of the current task (its `body` is empty).
+    func didReceive(head: HTTPResponse) -> BodyStep
     /// A chunk of the response body.
     func didReceive(data: Data) -> BodyStep
     /// Request-body bytes sent so far.

@@ -24,6 +24,8 @@ final class NetworkCore: Sendable {
     let delegateQueue: DispatchQueue
     let workQueue: DispatchQueue
     let timerQueue: DispatchQueue
+    /// Deadlines and retry backoffs of every transfer, on one timer (see ``TimerQueue``).
+    let timers: TimerQueue
 
     /// Marks Courier's internal serial queues, where a blocking call could never finish.
     static let internalQueueKey = DispatchSpecificKey<String>()
@@ -132,6 +134,7 @@ final class NetworkCore: Sendable {
         delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)
         let startQueue = DispatchQueue(label: "courier.start", qos: .userInitiated)
         timerQueue = DispatchQueue(label: "courier.timers", qos: .userInitiated)
+        timers = TimerQueue(queue: timerQueue)
         workQueue = DispatchQueue(label: "courier.work", qos: .userInitiated, attributes: .concurrent)
         delegateQueue.setSpecific(key: Self.internalQueueKey, value: "the session's delegate queue")
         delegateQueue.setSpecific(key: Self.delegateQueueKey, value: true)

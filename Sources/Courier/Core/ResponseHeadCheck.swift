@@ -13,8 +13,11 @@ import FoundationNetworking
 /// whatever follows. A repeated identical value (`"5, 5"`) is allowed, as RFC 9110 §8.6 permits.
 enum ResponseHeadCheck {
     /// What is wrong with the head, for ``NetworkError/invalidResponse(_:)``, or `nil`.
-    static func problem(in response: HTTPURLResponse) -> String? {
-        guard let length = response.value(forHTTPHeaderField: "Content-Length") else { return nil }
+    static func problem(in response: HTTPResponse) -> String? {
+        // URLSession joins repeated fields into one value; the curl engine keeps them apart.
+        let lengths = response.headers.values(for: "Content-Length")
+        guard !lengths.isEmpty else { return nil }
+        let length = lengths.joined(separator: ",")
         let values = length.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         // Compared as numbers where they are numbers: "5" and "05" are the same length.
         let distinct = Set(values.map { value in UInt64(value).map(String.init) ?? value })

@@ -19,7 +19,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        registry.transfer(for: dataTask)?.didReceive(response: response)
+        if let http = response as? HTTPURLResponse {
+            registry.transfer(for: dataTask)?.didReceive(head: HTTPResponse(http, body: Data()))
+        }
         completionHandler(.allow)
     }
 

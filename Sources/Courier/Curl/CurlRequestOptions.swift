@@ -61,10 +61,14 @@ enum CurlRequestOptions {
             set(Int32(CCURLOPT_CUSTOMREQUEST), method)
         }
 
-        // Headers: the configuration's, then the request's (which win).
+        // Headers: the configuration's, then the request's (which win). Names compared in ASCII
+        // lower case: Foundation's case-insensitive compare was a visible part of a request's cost.
         var fields = settings.additionalHeaders
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            if !fields.isEmpty {
+                let lowered = name.lowercased()
+                fields.removeAll { $0.name.lowercased() == lowered }
+            }
             fields.append((name, value))
         }
         if let cookie = settings.cookieHeader(for: request), !fields.contains(where: { $0.name.lowercased() == "cookie" }) {

@@ -20,7 +20,8 @@ protocol ScheduledTransfer: AnyObject, Sendable {
     var attemptCount: Int { get }
 
     // Transport events, on the session's delegate queue, one at a time.
-    func didReceive(response: URLResponse)
+    /// The final response head of the current task (`body` empty).
+    func didReceive(head: HTTPResponse)
     func didReceive(data: Data)
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
     func didComplete(error: (any Error)?)

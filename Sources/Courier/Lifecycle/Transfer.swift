@@ -37,8 +37,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
 
     private struct State {
         var lifecycle = Lifecycle()
-        var deadline: DispatchSourceTimer?
-        var backoff: DispatchSourceTimer?
+        var deadline: TimerQueue.Token?
+        var backoff: TimerQueue.Token?
         /// A `307`/`308` of a request with a body, which Courier follows itself with a new task
         /// once the current one completes (FoundationNetworking would drop the body).
         var pendingRedirect: URLRequest?
@@ -109,13 +109,12 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// The one place every response head is first seen: a head that breaks HTTP's framing rules
     /// (see ``ResponseHeadCheck``) ends the transfer with ``NetworkError/invalidResponse(_:)``
     /// before any of its body is used.
-    func didReceive(response: URLResponse) {
-        guard let http = response as? HTTPURLResponse else { return }
-        if let problem = ResponseHeadCheck.problem(in: http) {
+    func didReceive(head: HTTPResponse) {
+        if let problem = ResponseHeadCheck.problem(in: head) {
             end(with: .invalidResponse(problem))
             return
         }
-        apply(body.didReceive(head: http))
+        apply(body.didReceive(head: head))
     }
 
     func didReceive(data: Data) {
@@ -217,16 +216,16 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// Feeds one event to the lifecycle under the lock and returns its action. An ending takes
     /// the timers with it, in the same critical section, so no timer can fire into a new phase.
     private func event(_ body: (inout State) -> Lifecycle.Action) -> Lifecycle.Action {
-        state.withLock { state in
+        let (action, timers) = state.withLock { state -> (Lifecycle.Action, [TimerQueue.Token]) in
             let action = body(&state)
-            if case .end = action {
-                state.deadline?.cancel()
-                state.backoff?.cancel()
-                state.deadline = nil
-                state.backoff = nil
-            }
-            return action
+            guard case .end = action else { return (action, []) }
+            defer { state.deadline = nil; state.backoff = nil }
+            return (action, [state.deadline, state.backoff].compactMap { $0 })
         }
+        // Cancelled outside this lock (the timer queue has its own); one that fires meanwhile
+        // finds the lifecycle ended and does nothing.
+        for token in timers { core.timers.cancel(token) }
+        return action
     }
 
     private func handle(_ body: (inout Lifecycle) -> Lifecycle.Action) {
@@ -273,7 +272,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
                 state.backoff = timer
                 return true
             }
-            if !armed { timer?.cancel() }
+            if !armed, let timer { core.timers.cancel(timer) }
         case let .end(ending):
             finish(ending, committing: nil)
         }
@@ -335,15 +334,10 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         }
     }
 
-    /// A one-shot timer on the timer queue; `nil` for an infinite (or invalid) interval.
-    private func makeTimer(after interval: TimeInterval, _ fire: @escaping @Sendable (Transfer) -> Void) -> DispatchSourceTimer? {
-        guard interval.isFinite, interval >= 0 else { return nil }
-        let timer = DispatchSource.makeTimerSource(queue: core.timerQueue)
-        timer.setEventHandler { [weak self] in
+    /// A one-shot timer on the Network's timer queue; `nil` for an infinite (or invalid) interval.
+    private func makeTimer(after interval: TimeInterval, _ fire: @escaping @Sendable (Transfer) -> Void) -> TimerQueue.Token? {
+        core.timers.schedule(after: interval) { [weak self] in
             if let self { fire(self) }
         }
-        timer.schedule(deadline: .now() + interval)
-        timer.resume()
-        return timer
     }
 }

@@ -48,6 +48,15 @@ extension HTTPResponse {
     }
 
     /// Builds the value from what URLSession delivered.
+    /// The body length the head announces, as the body arrives: `Content-Length`, or -1 when
+    /// there is none (chunked, close-delimited), when it is not one clean number, or when the
+    /// body is content-encoded (it arrives decoded, so the announced length is not its length).
+    var expectedContentLength: Int64 {
+        if let encoding = headers["Content-Encoding"], encoding.lowercased() != "identity" { return -1 }
+        guard let value = headers["Content-Length"], let length = Int64(value), length >= 0 else { return -1 }
+        return length
+    }
+
     init(_ response: HTTPURLResponse, body: Data) {
         // URLSession hands headers over as an unordered dictionary; sort by name so the value
         // is deterministic (equal responses compare equal, logs are stable). Names are ASCII

@@ -43,7 +43,7 @@ final class StubTask: TransportTask, Sendable {
             guard let response = HTTPURLResponse(url: url, statusCode: answer.statusCode, httpVersion: "HTTP/1.1",
                                                  headerFields: answer.headers.merging(["Content-Length": String(answer.body.count)]) { given, _ in given })
             else { return }
-            transfer.didReceive(response: response)
+            transfer.didReceive(head: HTTPResponse(response, body: Data()))
             if !answer.body.isEmpty, registry.transfer(for: self) != nil {
                 transfer.didReceive(data: answer.body)
             }
