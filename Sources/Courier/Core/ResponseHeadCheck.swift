@@ -16,7 +16,8 @@ enum ResponseHeadCheck {
     static func problem(in response: HTTPResponse) -> String? {
         // URLSession joins repeated fields into one value; the curl engine keeps them apart.
         let lengths = response.headers.values(for: "Content-Length")
-        guard !lengths.isEmpty else { return nil }
+        // The usual case, one plain value, without building anything (this runs for every response).
+        guard lengths.count > 1 || lengths.first?.utf8.contains(UInt8(ascii: ",")) == true else { return nil }
         let length = lengths.joined(separator: ",")
         let values = length.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         // Compared as numbers where they are numbers: "5" and "05" are the same length.

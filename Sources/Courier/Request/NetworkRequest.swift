@@ -125,7 +125,9 @@ extension NetworkRequest {
         try URLValidation.check(url, allowingRelative: true)
 
         var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
+        // A new URLRequest is a GET already; Foundation's setter normalises the method through
+        // NSString, a visible cost on every small request.
+        if method != .get { request.httpMethod = method.rawValue }
         // URLSession's own timeout is only an idle-timeout backstop; see RequestTimeout.
         if let idleTimeout = RequestTimeout.idleTimeout(for: timeout) { request.timeoutInterval = idleTimeout }
         // Checked before `setValue`, which silently drops a value with CR, LF or NUL.

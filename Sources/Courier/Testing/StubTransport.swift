@@ -40,10 +40,10 @@ final class StubTask: TransportTask, Sendable {
             // Like URLSession's callbacks: a task whose transfer has ended is ignored.
             guard let transfer = registry.transfer(for: self), let url = request.url else { return }
             let answer = transport.respond(request)
-            guard let response = HTTPURLResponse(url: url, statusCode: answer.statusCode, httpVersion: "HTTP/1.1",
-                                                 headerFields: answer.headers.merging(["Content-Length": String(answer.body.count)]) { given, _ in given })
-            else { return }
-            transfer.didReceive(head: HTTPResponse(response, body: Data()))
+            // Sorted by name, as heads from URLSession are, so that equal answers compare equal.
+            let fields = answer.headers.merging(["Content-Length": String(answer.body.count)]) { given, _ in given }
+                .sorted { $0.key.lowercased() < $1.key.lowercased() }.map { (name: $0.key, value: $0.value) }
+            transfer.didReceive(head: HTTPResponse(statusCode: answer.statusCode, headers: HTTPHeaders(fields), url: url))
             if !answer.body.isEmpty, registry.transfer(for: self) != nil {
                 transfer.didReceive(data: answer.body)
             }
