@@ -18,6 +18,16 @@ CANCEL_RETURN_MS = 1.0
 CANCEL_COMPLETION_MS = 20.0
 OVERHEAD_NS = 10_000
 
+# The curl engine's targets (its own issue), against the same baselines in the same run.
+CURL_SEQUENTIAL_RATIO = 3.3
+CURL_CONCURRENT_RATIO = 8.0
+CURL_CPU_FRACTION = 1 / 5
+CURL_DOWNLOAD_RATIO = 0.9
+CURL_DOWNLOAD_RSS = 40 * MIB
+CURL_CANCEL_RETURN_MS = 0.2
+CURL_CANCEL_COMPLETION_MS = 5.0
+CURL_OVERHEAD_NS = 20_000
+
 
 class Results:
     def __init__(self, data):
@@ -374,7 +384,75 @@ regression in our code.
     return text, verdicts
 
 
-def closing(results, small, download, cancel, overhead):
+def curl_section(results):
+    """Section 5: the curl engine, judged against raw URLSession and `curl -o` from the same rounds."""
+    rows = []
+    verdicts = []
+    for concurrency in (1, 32):
+        group = f"small-{concurrency}"
+        base_rate = results.median(f"{group}/urlsession", "requests_per_second")
+        base_cpu = results.median(f"{group}/urlsession", "cpu_us_per_request")
+        target = CURL_SEQUENTIAL_RATIO if concurrency == 1 else CURL_CONCURRENT_RATIO
+        for style in ("callback", "blocking", "async"):
+            key = f"{group}/curl-{style}"
+            rate = ratio(results.median(key, "requests_per_second"), base_rate)
+            cpu = ratio(results.median(key, "cpu_us_per_request"), base_cpu)
+            shape = "sequential" if concurrency == 1 else "32 in flight"
+            rows.append([f"{style}, {shape}", spread(results, key, "requests_per_second"), times(rate),
+                         spread(results, key, "cpu_us_per_request"), times(cpu)])
+            verdicts.append((f"curl engine {style}, {shape}: × URLSession requests/s", rate,
+                             None if rate is None else rate >= target, f"≥ {target:g}×"))
+            if concurrency == 32:
+                verdicts.append((f"curl engine {style}, 32 in flight: CPU per request × URLSession's", cpu,
+                                 None if cpu is None else cpu <= CURL_CPU_FRACTION, f"≤ {CURL_CPU_FRACTION:.2f}×"))
+    curl_rate = results.median("download/curl", "mb_per_second")
+    download_rate = ratio(results.median("download/curl-courier", "mb_per_second"), curl_rate)
+    rss = results.maximum("download/curl-courier", "maxrss_bytes")
+    verdicts.append(("curl engine download MB/s × `curl -o`", download_rate,
+                     None if download_rate is None else download_rate >= CURL_DOWNLOAD_RATIO, f"≥ {CURL_DOWNLOAD_RATIO:g}×"))
+    verdicts.append(("curl engine download peak RSS (worst run, MiB)", None if rss is None else rss / MIB,
+                     None if rss is None else rss < CURL_DOWNLOAD_RSS, f"< {CURL_DOWNLOAD_RSS // MIB} MiB"))
+    for client in ("curl-courier", "curl-courier-download"):
+        key = f"cancel/{client}"
+        worst_return = results.maximum(key, "cancel_return_ms")
+        worst_completion = results.maximum(key, "completion_ms")
+        verdicts.append((f"{results.label(key)}: `cancel()` returns (worst run, ms)", worst_return,
+                         None if worst_return is None else worst_return < CURL_CANCEL_RETURN_MS, f"< {CURL_CANCEL_RETURN_MS:g} ms"))
+        verdicts.append((f"{results.label(key)}: completion (worst run, ms)", worst_completion,
+                         None if worst_completion is None else worst_completion < CURL_CANCEL_COMPLETION_MS,
+                         f"< {CURL_CANCEL_COMPLETION_MS:g} ms"))
+    for style in ("callback", "blocking", "async"):
+        key = f"overhead/{style}-1"
+        value = results.median(key, "ns_per_request")
+        verdicts.append((f"Courier's own cost, {style}, sequential (stub, µs)", None if value is None else value / 1000,
+                         None if value is None else value < CURL_OVERHEAD_NS, f"< {CURL_OVERHEAD_NS / 1000:g} µs"))
+    text = f"""## 5. The curl engine
+
+The same clients on `Network(engine: .curl)`: libcurl's multi interface on one loop thread per
+`Network` (the default on Linux), in the same rounds as the rows above, against the same raw
+URLSession and `curl -o` baselines. The download and cancel rows are in sections 2 and 3's runs
+(clients `curl-courier*`); Courier's own cost is section 4's stub figure, whose target the engine
+work tightened.
+
+{table(["client", "requests/s", "× URLSession", "CPU µs/request", "CPU × URLSession"], rows)}
+
+{table(["download / cancel", "measured"], [
+        ["Courier download, curl engine: MB/s", spread(results, "download/curl-courier", "mb_per_second")],
+        ["Courier download, curl engine: peak RSS (MiB)", spread(results, "download/curl-courier", "maxrss_bytes", 1, 1 / MIB)],
+        ["Courier schedule, curl engine: `cancel()` returns (ms)", spread(results, "cancel/curl-courier", "cancel_return_ms", 3)],
+        ["Courier schedule, curl engine: completion after (ms)", spread(results, "cancel/curl-courier", "completion_ms", 2)],
+        ["Courier download, curl engine: `cancel()` returns (ms)", spread(results, "cancel/curl-courier-download", "cancel_return_ms", 3)],
+        ["Courier download, curl engine: completion after (ms)", spread(results, "cancel/curl-courier-download", "completion_ms", 2)],
+    ])}
+
+{table(["", "target", "measured", ""], [[name, target, number(value, 2), verdict(met)] for name, value, met, target in verdicts])}
+"""
+    keys = [f"small-{c}/curl-{s}" for c in (1, 32) for s in ("callback", "blocking", "async")]
+    keys += ["download/curl-courier", "cancel/curl-courier", "cancel/curl-courier-download"]
+    return text + "\n".join(failure_notes(results, keys)), [(name, value, met) for name, value, met, _ in verdicts]
+
+
+def closing(results, small, download, cancel, overhead, curl=()):
     rows = []
     for name, value, met in small:
         rows.append(["1", name, f"≥ {SMALL_RATIO}× URLSession", times(value), verdict(met)])
@@ -388,7 +466,9 @@ def closing(results, small, download, cancel, overhead):
     for name, value, met in overhead:
         rows.append(["4", name, f"< {OVERHEAD_NS / 1000:g} µs", f"{number(None if value is None else value / 1000, 1)} µs",
                      verdict(met)])
-    all_verdicts = small + download + cancel + overhead
+    for name, value, met in curl:
+        rows.append(["5", name, "see section 5", number(value, 2), verdict(met)])
+    all_verdicts = small + download + cancel + overhead + list(curl)
     missed = sum(1 for _, _, met in all_verdicts if met is False)
     met = sum(1 for _, _, met in all_verdicts if met)
     return f"""## Summary: every target
@@ -410,13 +490,14 @@ def render(data, notes=None):
     download_text, download = download_section(results)
     cancel_text, cancel = cancel_section(results)
     overhead_text, overhead = overhead_section(results)
+    curl_text, curl = curl_section(results)
     parts = [header(results)]
     for name, text in (("small", small_text), ("download", download_text), ("cancel", cancel_text),
-                       ("overhead", overhead_text)):
+                       ("overhead", overhead_text), ("curl", curl_text)):
         parts.append(text.rstrip() + "\n")
         if notes.get(name):
             parts.append(notes[name].rstrip() + "\n")
-    parts.append(closing(results, small, download, cancel, overhead).rstrip() + "\n")
+    parts.append(closing(results, small, download, cancel, overhead, curl).rstrip() + "\n")
     if notes.get("closing"):
         parts.append(notes["closing"].rstrip() + "\n")
     return "\n".join(parts)

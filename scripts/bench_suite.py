@@ -75,35 +75,49 @@ def plan(args):
         "callback": "Courier callback",
         "blocking": "Courier blocking",
         "async": "Courier async",
+        "curl-callback": "Courier callback, curl engine",
+        "curl-blocking": "Courier blocking, curl engine",
+        "curl-async": "Courier async, curl engine",
     }
+
+    def engine_args(client):
+        """The Benchmarks arguments of a Courier client: `curl-*` clients run on the curl engine."""
+        if client.startswith("curl-"):
+            return [client[len("curl-"):], "--engine", "curl"]
+        if client in ("callback", "blocking", "async", "courier", "courier-download"):
+            return [client, "--engine", "urlsession"]
+        return [client.replace("-again", "")]
     groups = []
     for concurrency in (1, 32):
         # "urlsession-again" runs the baseline a second time in every round: the spread between
         # two identical clients is the resolution of the comparison (the A/A ratio in the report).
         groups.append([
             Case(f"small-{concurrency}", client, labels[client],
-                 [bench, "small", "--client", client.replace("-again", ""), "--url", small_url, "--count", str(count),
+                 [bench, "small", "--client", *engine_args(client), "--url", small_url, "--count", str(count),
                   "--concurrency", str(concurrency), "--expect-bytes", str(args.small_bytes)])
-            for client in ("urlsession", "urlsession-delegate", "callback", "blocking", "async", "urlsession-again")])
+            for client in ("urlsession", "urlsession-delegate", "callback", "blocking", "async",
+                           "curl-callback", "curl-blocking", "curl-async", "urlsession-again")])
     download = []
     for client, label in (("curl", "curl -o"), ("urlsession", "URLSession.downloadTask (delegate)"),
                           ("urlsession-data", "URLSession data task → file (reference)"),
-                          ("courier", "Courier download")):
+                          ("courier", "Courier download"), ("curl-courier", "Courier download, curl engine")):
         destination = os.path.join(out, f"download-{client}.bin")
         if client == "curl":
             download.append(Case("download", client, label, curl=(large_url, destination)))
         else:
             download.append(Case("download", client, label,
-                                 [bench, "download", "--client", client, "--url", large_url, "--to", destination,
+                                 [bench, "download", "--client", *engine_args(client), "--url", large_url, "--to", destination,
                                   "--warmup-url", small_url, "--expect-bytes", str(args.large_bytes)]))
     groups.append(download)
     groups.append([
         Case("cancel", client, label,
-             [bench, "cancel", "--client", client, "--url", large_url, "--at-bytes", str(cancel_at),
+             [bench, "cancel", "--client", *engine_args(client), "--url", large_url, "--at-bytes", str(cancel_at),
               "--warmup-url", small_url, "--to", os.path.join(out, f"cancel-{client}.bin")])
         for client, label in (("urlsession", "URLSession data task (delegate)"),
                               ("courier", "Courier schedule (body in memory)"),
-                              ("courier-download", "Courier download (body to a file, partial kept)"))])
+                              ("courier-download", "Courier download (body to a file, partial kept)"),
+                              ("curl-courier", "Courier schedule, curl engine"),
+                              ("curl-courier-download", "Courier download, curl engine"))])
     overhead = []
     for style in ("callback", "blocking", "async"):
         for concurrency in (1, 64):
