@@ -5,6 +5,9 @@ import FoundationNetworking
 #endif
 
 /// Why `courier` stops before success: the exit status, and the one line that explains it.
+///
+/// URLs in messages go through ``Redaction/standard``: a `user:password@` or a token in the
+/// query never reaches the terminal or a CI log.
 struct Failure: Error, Equatable {
     let exitCode: ExitCode
     let message: String
@@ -22,7 +25,7 @@ struct Failure: Error, Equatable {
     /// Translates whatever a request or download failed with into an exit status and a message
     /// that names what the user can act on (the host, the file, the deadline).
     init(_ error: any Error, url: URL?, timeout: TimeInterval?) {
-        let place = url.map { " (\($0.absoluteString))" } ?? ""
+        let place = url.map { " (\(Redaction.standard.redact($0)))" } ?? ""
         guard let error = error as? NetworkError else {
             self.init(.failure, error.localizedDescription)
             return
@@ -39,7 +42,8 @@ struct Failure: Error, Equatable {
         case let .httpStatus(response):
             self.init(.httpError, "HTTP \(response.statusCode) \(ReasonPhrase.text(for: response.statusCode))" + place)
         case let .tooManyRedirects(response):
-            self.init(.tooManyRedirects, "too many redirects (the last one to \(response.headers["Location"] ?? "?"))" + place)
+            let location = response.headers["Location"].map { Redaction.standard.redact(urlString: $0) } ?? "?"
+            self.init(.tooManyRedirects, "too many redirects (the last one to \(location))" + place)
         case let .responseTooLarge(limit):
             self.init(.tooLarge, "the body is larger than \(Units.bytes(limit)), too much to hold in memory; use -o FILE" + place)
         case let .encodingFailed(error):
@@ -57,7 +61,7 @@ struct Failure: Error, Equatable {
 
     private init(_ error: URLError, url: URL?, timeout: TimeInterval?) {
         let host = url?.host ?? "the host"
-        let place = url.map { " (\($0.absoluteString))" } ?? ""
+        let place = url.map { " (\(Redaction.standard.redact($0)))" } ?? ""
         switch error.code {
         case .cannotFindHost, .dnsLookupFailed:
             self.init(.unknownHost, "could not resolve host \(host)")

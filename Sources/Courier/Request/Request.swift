@@ -53,7 +53,7 @@ public struct Request<Output: Sendable>: NetworkRequest {
         case let .url(url):
             return url
         case let .string(string):
-            guard let url = URL(string: string) else { throw NetworkError.invalidURL(string) }
+            guard let url = URL(string: string) else { throw NetworkError.invalidURL(Redaction.standard.redact(urlString: string)) }
             return url
         case let .builder(builder):
             return try builder.build()
