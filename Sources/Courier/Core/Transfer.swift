@@ -131,12 +131,17 @@ class Transfer: @unchecked Sendable {
         }
         guard follow else { return nil }
         let next = RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original)
+        let context = self.context
+        let observers = core.observers
+        observers.forEach { $0.didRedirect(HTTPResponse(response, body: Data()), to: next, context: context) }
         if RedirectPolicy.mustReplayBody(response, previous ?? original, bodyFromFile: uploadsBodyFromFile) {
             // FoundationNetworking would re-send this without its body: stop its redirect here
             // (it then completes the task) and follow with a new task; see `followPendingRedirect`.
+            // That task's start tells the observers `willSend`.
             state.withLock { $0.pendingRedirect = next }
             return nil
         }
+        observers.forEach { $0.willSend(next, context: context) }
         return next
     }
 

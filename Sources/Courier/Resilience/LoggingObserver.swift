@@ -51,10 +51,16 @@ public struct LoggingObserver: NetworkObserver {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    /// Logs the method, URL and headers of an attempt.
+    /// Logs the method, URL and headers of an attempt or of a redirect it follows.
     public func willSend(_ request: URLRequest, context: RequestContext) {
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
-        write("[\(context.id)#\(context.attempt)] → \(context.method) \(request.url.map(redaction.redact) ?? "?")\(format(headers))")
+        write("[\(context.id)#\(context.attempt)] → \(request.httpMethod ?? context.method.rawValue) \(request.url.map(redaction.redact) ?? "?")\(format(headers))")
+    }
+
+    /// Logs a redirect that is followed: its status and headers (the `Location` redacted like
+    /// any URL). The request that follows is logged by ``willSend(_:context:)``.
+    public func didRedirect(_ response: HTTPResponse, to request: URLRequest, context: RequestContext) {
+        write("[\(context.id)#\(context.attempt)] ↪ \(response.statusCode)\(format(response.headers.fields))")
     }
 
     /// Logs the status, size and headers of a response.
