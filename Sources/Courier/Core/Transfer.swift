@@ -130,7 +130,9 @@ class Transfer: @unchecked Sendable {
             return (true, state.attemptRequest)
         }
         guard follow else { return nil }
-        let next = RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original)
+        let next = RedirectPolicy.applyingCookies(
+            from: core.cookieStorage,
+            to: RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original))
         let context = self.context
         let observers = core.observers
         observers.forEach { $0.didRedirect(HTTPResponse(response, body: Data()), to: next, context: context) }
