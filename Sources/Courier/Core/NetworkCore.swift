@@ -40,9 +40,9 @@ final class NetworkCore: @unchecked Sendable {
     let observerList = Locked<[any NetworkObserver]>([])
     let maximumResponseSize = Locked<Int64>(100 << 20)
     let maximumRedirects = Locked(10)
-    /// The session's cookie storage when it sets cookies on requests: redirects Courier follows
-    /// take their cookies from it (see ``RedirectPolicy/applyingCookies(from:to:)``).
-    let cookieStorage: HTTPCookieStorage?
+    /// The cookies Courier puts on each attempt and redirect itself, where URLSession would
+    /// choose them wrongly (see ``SessionCookies``); `nil` when URLSession does it.
+    let sessionCookies: SessionCookies?
 
     var observers: [any NetworkObserver] { observerList.withLock { $0 } }
 
@@ -98,17 +98,17 @@ final class NetworkCore: @unchecked Sendable {
 
     /// A core over a URLSession made from `configuration`, whose one delegate feeds the registry.
     convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int) {
-        self.init(maximumConcurrentRequests: maximumConcurrentRequests,
-                  cookieStorage: configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil) { registry, delegateQueue in
+        let (configuration, cookies) = SessionCookies.takeOver(configuration)
+        self.init(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies) { registry, delegateQueue in
             URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry),
                        delegateQueue: BoundedDelegateQueue(underlying: delegateQueue))
         }
     }
 
     /// A core over the transport `makeTransport` builds around the registry and delegate queue.
-    init(maximumConcurrentRequests: Int, cookieStorage: HTTPCookieStorage? = nil,
+    init(maximumConcurrentRequests: Int, sessionCookies: SessionCookies? = nil,
          makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
-        self.cookieStorage = cookieStorage
+        self.sessionCookies = sessionCookies
         delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)
         let startQueue = DispatchQueue(label: "courier.start", qos: .userInitiated)
         timerQueue = DispatchQueue(label: "courier.timers", qos: .userInitiated)

@@ -130,9 +130,8 @@ class Transfer: @unchecked Sendable {
             return (true, state.attemptRequest)
         }
         guard follow else { return nil }
-        let next = RedirectPolicy.applyingCookies(
-            from: core.cookieStorage,
-            to: RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original))
+        var next = RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original)
+        if let cookies = core.sessionCookies { next = cookies.applying(to: next) }
         let context = self.context
         let observers = core.observers
         observers.forEach { $0.didRedirect(HTTPResponse(response, body: Data()), to: next, context: context) }
@@ -266,7 +265,8 @@ class Transfer: @unchecked Sendable {
     /// Creates, registers and resumes the transport task, in phase `.starting` (never on the
     /// delegate queue).
     private func launchSessionTask() {
-        guard let request = state.withLock({ $0.attemptRequest }) else { return }
+        guard var request = state.withLock({ $0.attemptRequest }) else { return }
+        if let cookies = core.sessionCookies { request = cookies.applying(to: request) }
         let task: any TransportTask
         do {
             task = try makeSessionTask(in: core.transport, for: request)

@@ -13,9 +13,8 @@ import FoundationNetworking
 /// - A redirect to another origin (scheme, host, port) drops `Authorization`,
 ///   `Proxy-Authorization` and `Cookie`: credentials meant for one server must not reach another.
 /// - The redirected request carries the cookies the session's cookie storage holds for its URL,
-///   those the redirect response just set included. FoundationNetworking applies the storage
-///   only when a task starts, not to a redirect a delegate follows; it would otherwise repeat
-///   the previous hop's `Cookie` header and miss the new ones.
+///   those the redirect response just set included (see ``SessionCookies``): FoundationNetworking
+///   would repeat the previous hop's `Cookie` header and miss the new ones.
 enum RedirectPolicy {
     static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
 
@@ -29,16 +28,6 @@ enum RedirectPolicy {
             for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
         }
         return next
-    }
-
-    /// `request` with the `Cookie` header the storage gives for its URL, as URLSession sets it
-    /// when a task starts (replacing one already there); unchanged without storage or cookies.
-    static func applyingCookies(from storage: HTTPCookieStorage?, to request: URLRequest) -> URLRequest {
-        guard let storage, let url = request.url, let cookies = storage.cookies(for: url), !cookies.isEmpty,
-              let header = HTTPCookie.requestHeaderFields(with: cookies)["Cookie"], !header.isEmpty else { return request }
-        var request = request
-        request.setValue(header, forHTTPHeaderField: "Cookie")
-        return request
     }
 
     /// Whether a redirect must repeat a body that FoundationNetworking would drop: an in-memory
