@@ -31,7 +31,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case tlsFailed = 35
     /// Redirects went round in circles.
     case tooManyRedirects = 47
-    /// The body is too large to hold in memory for stdout (the library's limit); `-o` streams it.
+    /// The body is larger than `--max-filesize`, or too large to hold in memory for stdout (the
+    /// library's limit; `-o` streams it).
     case tooLarge = 63
     /// Any other network failure while receiving.
     case networkFailure = 56
@@ -60,7 +61,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .timedOut: return "timed out (--timeout, or a stalled connection)"
         case .tlsFailed: return "TLS handshake failed"
         case .tooManyRedirects: return "too many redirects"
-        case .tooLarge: return "body too large to print from memory; use -o FILE"
+        case .tooLarge: return "body larger than --max-filesize, or too large to print from memory (use -o FILE)"
         case .networkFailure: return "other network failure"
         case .badCertificate: return "server certificate not trusted"
         case .destinationExists: return nil

@@ -24,7 +24,9 @@ struct Failure: Error, Equatable {
 
     /// Translates whatever a request or download failed with into an exit status and a message
     /// that names what the user can act on (the host, the file, the deadline).
-    init(_ error: any Error, url: URL?, timeout: TimeInterval?) {
+    ///
+    /// `timeout` is `--timeout` and `connectTimeout` `--connect-timeout`, to say which one passed.
+    init(_ error: any Error, url: URL?, timeout: TimeInterval?, connectTimeout: TimeInterval? = nil) {
         let place = url.map { " (\(Redaction.standard.redact($0)))" } ?? ""
         guard let error = error as? NetworkError else {
             self.init(.failure, error.localizedDescription)
@@ -36,9 +38,9 @@ struct Failure: Error, Equatable {
         case .cancelled:
             self.init(.interrupted, "interrupted")
         case .timedOut:
-            self.init(.timedOut, Self.timeoutMessage(timeout) + place)
+            self.init(.timedOut, Self.timeoutMessage(timeout, connectTimeout) + place)
         case let .transport(urlError):
-            self.init(urlError, url: url, timeout: timeout)
+            self.init(urlError, url: url, timeout: timeout, connectTimeout: connectTimeout)
         case let .httpStatus(response):
             self.init(.httpError, "HTTP \(response.statusCode) \(ReasonPhrase.text(for: response.statusCode))" + place)
         case let .tooManyRedirects(response):
@@ -59,7 +61,7 @@ struct Failure: Error, Equatable {
         }
     }
 
-    private init(_ error: URLError, url: URL?, timeout: TimeInterval?) {
+    private init(_ error: URLError, url: URL?, timeout: TimeInterval?, connectTimeout: TimeInterval?) {
         let host = url?.host ?? "the host"
         let place = url.map { " (\(Redaction.standard.redact($0)))" } ?? ""
         switch error.code {
@@ -69,7 +71,7 @@ struct Failure: Error, Equatable {
             let port = url?.port.map { ":\($0)" } ?? ""
             self.init(.connectionRefused, "could not connect to \(host)\(port): connection refused")
         case .timedOut:
-            self.init(.timedOut, Self.timeoutMessage(timeout) + place)
+            self.init(.timedOut, Self.timeoutMessage(timeout, connectTimeout) + place)
         case .badServerResponse, .cannotParseResponse:
             self.init(.badResponse, "unintelligible reply from \(host)")
         case .networkConnectionLost:
@@ -91,9 +93,16 @@ struct Failure: Error, Equatable {
         }
     }
 
-    private static func timeoutMessage(_ timeout: TimeInterval?) -> String {
-        guard let timeout, timeout.isFinite else { return "timed out: the connection stalled" }
-        return "timed out after \(Units.seconds(timeout))"
+    /// Courier's deadline (`--timeout`) and URLSession's idle timeout (`--connect-timeout`, or
+    /// its default) both arrive as a timeout; the message names what was set.
+    private static func timeoutMessage(_ timeout: TimeInterval?, _ connectTimeout: TimeInterval?) -> String {
+        let idle = connectTimeout.map { "no connection or no data for \(Units.seconds(ConnectTimeout(seconds: $0).wholeSeconds)) (--connect-timeout)" }
+        switch (timeout.flatMap { $0.isFinite ? $0 : nil }, idle) {
+        case (nil, nil): return "timed out: the connection stalled"
+        case let (nil, idle?): return "timed out: \(idle)"
+        case let (timeout?, nil): return "timed out after \(Units.seconds(timeout))"
+        case let (timeout?, idle?): return "timed out after \(Units.seconds(timeout)), or \(idle)"
+        }
     }
 
     /// The system's reason without Foundation's boilerplate where a POSIX error is underneath.

@@ -6,9 +6,12 @@ import XCTest
 final class CLIRedactionTests: CLITestCase {
     func testConnectionRefusedDoesNotPrintThePassword() throws {
         let url = "http://u:secret@127.0.0.1:\(TestServer.unusedPort())/?access_token=secret"
-        let result = try courier(url)
+        // With every way courier shows a URL: the message, -v (attempts, retry, failure) and -w.
+        let result = try courier(url, "-v", "--retries", "1", "--retry-delay", "0", "-w", "%{url_effective} %{errormsg}\n")
         XCTAssertEqual(result.status, 7, result.stderrText)
         XCTAssertTrue(result.stderrText.contains("could not connect"), result.stderrText)
+        XCTAssertTrue(result.stderrText.contains("attempt 2: GET http://u:<redacted>@127.0.0.1"), result.stderrText)
+        XCTAssertTrue(result.stdoutText.hasPrefix("http://u:<redacted>@127.0.0.1"), result.stdoutText)
         XCTAssertFalse(result.stderrText.contains("secret"), result.stderrText)
         XCTAssertFalse(result.stdoutText.contains("secret"), result.stdoutText)
     }
