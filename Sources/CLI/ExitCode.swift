@@ -35,7 +35,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case tooManyRedirects = 47
     /// The server closed the connection without sending a single byte of reply.
     case emptyReply = 52
-    /// The body is too large to hold in memory for stdout (the library's limit); `-o` streams it.
+    /// The body is larger than `--max-filesize`, or too large to hold in memory for stdout (the
+    /// library's limit; `-o` streams it).
     case tooLarge = 63
     /// Any other network failure: the connection was reset while receiving, and so on.
     case networkFailure = 56
@@ -65,7 +66,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .tlsFailed: return "TLS handshake failed"
         case .tooManyRedirects: return "too many redirects"
         case .emptyReply: return "the server closed the connection without replying"
-        case .tooLarge: return "body too large to print from memory; use -o FILE"
+        case .tooLarge: return "body larger than --max-filesize, or too large to print from memory (use -o FILE)"
         case .networkFailure: return "other network failure (e.g. connection reset)"
         case .badCertificate: return "server certificate not trusted"
         case .destinationExists: return nil

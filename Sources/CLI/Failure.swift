@@ -5,6 +5,9 @@ import FoundationNetworking
 #endif
 
 /// Why `courier` stops before success: the exit status, and the one line that explains it.
+///
+/// URLs in messages go through ``Redaction/standard``: a `user:password@` or a token in the
+/// query never reaches the terminal or a CI log.
 struct Failure: Error, Equatable {
     let exitCode: ExitCode
     let message: String
@@ -21,8 +24,10 @@ struct Failure: Error, Equatable {
 
     /// Translates whatever a request or download failed with into an exit status and a message
     /// that names what the user can act on (the host, the file, the deadline).
-    init(_ error: any Error, url: URL?, timeout: TimeInterval?) {
-        let place = url.map { " (\($0.absoluteString))" } ?? ""
+    ///
+    /// `timeout` is `--timeout` and `connectTimeout` `--connect-timeout`, to say which one passed.
+    init(_ error: any Error, url: URL?, timeout: TimeInterval?, connectTimeout: TimeInterval? = nil) {
+        let place = url.map { " (\(Redaction.standard.redact($0)))" } ?? ""
         guard let error = error as? NetworkError else {
             self.init(.failure, error.localizedDescription)
             return
@@ -36,9 +41,9 @@ struct Failure: Error, Equatable {
         case .cancelled:
             self.init(.interrupted, "interrupted")
         case .timedOut:
-            self.init(.timedOut, Self.timeoutMessage(timeout) + place)
+            self.init(.timedOut, Self.timeoutMessage(timeout, connectTimeout) + place)
         case let .transport(urlError):
-            self.init(urlError, url: url, timeout: timeout)
+            self.init(urlError, url: url, timeout: timeout, connectTimeout: connectTimeout)
         case let .invalidResponse(detail):
             self.init(.badResponse, "the reply from \(url?.host ?? "the server") is not valid HTTP: \(detail)" + place)
         case let .incompleteBody(urlError):
@@ -46,10 +51,12 @@ struct Failure: Error, Equatable {
         case let .httpStatus(response):
             self.init(.httpError, "HTTP \(response.statusCode) \(ReasonPhrase.text(for: response.statusCode))" + place)
         case let .tooManyRedirects(response):
-            self.init(.tooManyRedirects, "too many redirects (the last one to \(response.headers["Location"] ?? "?"))" + place)
+            let location = response.headers["Location"].map { Redaction.standard.redact(urlString: $0) } ?? "?"
+            self.init(.tooManyRedirects, "too many redirects (the last one to \(location))" + place)
         case let .unsupportedRedirect(scheme, response):
+            let location = response.headers["Location"].map { Redaction.standard.redact(urlString: $0) } ?? "?"
             self.init(.failure, "redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), "
-                + "Location: \(response.headers["Location"] ?? "?"))" + place)
+                + "Location: \(location))" + place)
         case let .responseTooLarge(limit):
             self.init(.tooLarge, "the body is larger than \(Units.bytes(limit)), too much to hold in memory; use -o FILE" + place)
         case let .encodingFailed(error):
@@ -70,9 +77,9 @@ struct Failure: Error, Equatable {
         }
     }
 
-    private init(_ error: URLError, url: URL?, timeout: TimeInterval?) {
+    private init(_ error: URLError, url: URL?, timeout: TimeInterval?, connectTimeout: TimeInterval?) {
         let host = url?.host ?? "the host"
-        let place = url.map { " (\($0.absoluteString))" } ?? ""
+        let place = url.map { " (\(Redaction.standard.redact($0)))" } ?? ""
         switch error.code {
         case .cannotFindHost, .dnsLookupFailed:
             self.init(.unknownHost, "could not resolve host \(host)")
@@ -80,9 +87,10 @@ struct Failure: Error, Equatable {
             let port = url?.port.map { ":\($0)" } ?? ""
             self.init(.connectionRefused, "could not connect to \(host)\(port): connection refused")
         case .timedOut:
-            self.init(.timedOut, Self.timeoutMessage(timeout) + place)
+            self.init(.timedOut, Self.timeoutMessage(timeout, connectTimeout) + place)
         case .badServerResponse:
-            // FoundationNetworking's code for libcurl's "Empty reply from server".
+            // FoundationNetworking's code for libcurl's "Empty reply from server" (the curl
+            // engine's CURLE_GOT_NOTHING; its other bad replies are `invalidResponse`).
             self.init(.emptyReply, "empty reply from \(host): the connection closed without a response" + place)
         case .cannotParseResponse:
             self.init(.badResponse, "unintelligible reply from \(host)")
@@ -102,9 +110,16 @@ struct Failure: Error, Equatable {
         }
     }
 
-    private static func timeoutMessage(_ timeout: TimeInterval?) -> String {
-        guard let timeout, timeout.isFinite else { return "timed out: the connection stalled" }
-        return "timed out after \(Units.seconds(timeout))"
+    /// Courier's deadline (`--timeout`) and URLSession's idle timeout (`--connect-timeout`, or
+    /// its default) both arrive as a timeout; the message names what was set.
+    private static func timeoutMessage(_ timeout: TimeInterval?, _ connectTimeout: TimeInterval?) -> String {
+        let idle = connectTimeout.map { "no connection or no data for \(Units.seconds(ConnectTimeout(seconds: $0).wholeSeconds)) (--connect-timeout)" }
+        switch (timeout.flatMap { $0.isFinite ? $0 : nil }, idle) {
+        case (nil, nil): return "timed out: the connection stalled"
+        case let (nil, idle?): return "timed out: \(idle)"
+        case let (timeout?, nil): return "timed out after \(Units.seconds(timeout))"
+        case let (timeout?, idle?): return "timed out after \(Units.seconds(timeout)), or \(idle)"
+        }
     }
 
     /// The system's reason without Foundation's boilerplate where a POSIX error is underneath.

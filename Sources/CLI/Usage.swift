@@ -16,6 +16,7 @@ enum Usage {
         USAGE
           courier [get] URL                      print the body to stdout
           courier post|put|patch|delete URL      send a request (a body option implies post)
+          courier -X METHOD URL                  any method, custom ones too (PROPFIND, PURGE)
           courier head URL                       print the status line and headers only
           courier download URL... [-o FILE | -d DIR] [--no-resume]
                                                  save files, several in parallel, resumable
@@ -24,16 +25,34 @@ enum Usage {
           -H, --header 'Name: value'   add a header (repeatable)
           -u, --user USER:PASSWORD     HTTP Basic credentials
               --bearer TOKEN           Authorization: Bearer TOKEN
+          -X, --request METHOD         the method (upper-cased); must agree with a named command
           -d, --data TEXT|@FILE        form body (application/x-www-form-urlencoded); repeat to join with &;
                                        @FILE sends the file as is, @- reads stdin
+              --data-raw TEXT          like --data, a leading @ taken literally
+              --data-urlencode [NAME=]TEXT | [NAME]@FILE
+                                       like --data, the text or file percent-encoded
+          -G, --get                    send the --data pieces in the URL's query, as a GET
               --json TEXT|@FILE        JSON body; sets Content-Type and Accept to application/json
           -F, --form NAME=VALUE        multipart form field (repeatable);
               --form NAME=@PATH[;type=MIME][;filename=NAME]   a file part
           -T, --upload-file FILE       stream FILE as the body (PUT unless a command is named)
+          -A, --user-agent TEXT        the User-Agent header
+          -e, --referer URL            the Referer header
+          -r, --range RANGE            ask for bytes RANGE only (0-499, 500-, -500)
+          -b, --cookie 'N=V; N2=V2'|FILE
+                                       send these cookies, or those of a cookie file (repeatable)
+          -c, --cookie-jar FILE        save the cookies in curl's cookie-file format at the end
 
         OUTPUT OPTIONS
           -o, --output FILE            write the body to FILE (streamed, resumable for get)
           -i, --include                print the status line and headers before the body
+              --json-output            print {"status","headers","body"} as one JSON object instead
+          -w, --write-out FORMAT|@FILE print FORMAT on stdout at the end, also on failure:
+                                       %{http_code} %{size_download} %{time_total} %{url_effective}
+                                       %{content_type} %{num_redirects} %{num_retries} %{method}
+                                       %{exitcode} %{errormsg} %{json} (all as one object); \\n \\t %%
+          -v, --verbose                request and response heads, redirects, retries and times on
+                                       stderr, credentials redacted
           -s, --silent                 no progress or notices (errors are still reported)
           -f, --fail                   exit 22 on HTTP status >= 400, with the body on stderr
               --progress               show progress even when stderr is not a terminal (plain lines)
@@ -45,7 +64,13 @@ enum Usage {
 
         GENERAL OPTIONS
           -m, --timeout SECONDS        give up on a request after SECONDS (default: no limit)
+              --connect-timeout SECONDS
+                                       give up when no connection, or no data, comes for SECONDS
               --retries N              retry failed requests N times (default 0)
+              --retry-delay SECONDS    wait SECONDS before each retry (default: growing, jittered)
+              --retry-max-time SECONDS no retry later than SECONDS after the first attempt
+              --max-redirs N           follow at most N redirects (default 10; -1: no limit of ours)
+              --max-filesize BYTES     fail (exit 63) on a larger body; k, M, G suffixes
               --max-concurrent N       transfers in parallel (default 4)
           -h, --help                   show this help
           -V, --version                show the version

@@ -54,7 +54,7 @@ struct DownloadCommand {
         var failures = 0
         for (item, result) in zip(plan.items, results) {
             guard case let .failure(error)? = result else { continue }
-            let failure = Failure(error, url: item.url, timeout: plan.settings.timeout)
+            let failure = Failure(error, url: item.url, timeout: plan.settings.timeout, connectTimeout: plan.settings.connectTimeout)
             console.message("\(item.destination.lastPathComponent): \(failure.message)")
             if exitCode == .ok { exitCode = failure.exitCode }
             failures += 1

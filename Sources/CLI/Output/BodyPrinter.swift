@@ -17,6 +17,14 @@ struct BodyPrinter {
         try console.writeOut(output)
     }
 
+    /// `--json-output`: status, headers and body as one JSON object on stdout, pretty-printed
+    /// on a terminal, on one line otherwise.
+    func printJSON(_ response: HTTPResponse) throws(Failure) {
+        let json = Data(JSONResponse.text(of: response).utf8)
+        let formatted = console.stdoutIsTerminal ? JSONFormatter.prettyPrinted(json) ?? json : json
+        try console.writeOut(formatted + Data("\n".utf8))
+    }
+
     /// The response on stderr (`--fail`): the same rules, judged by whether stderr is a terminal.
     func printResponseToStderr(_ response: HTTPResponse, includeHead: Bool, includeBody: Bool) {
         var output = Data()
@@ -41,11 +49,16 @@ struct BodyPrinter {
     /// `HTTP/1.1 200 OK`, the header fields, a blank line. Foundation does not expose the
     /// protocol version or the reason phrase, so both are reconstructed.
     static func head(of response: HTTPResponse) -> Data {
-        var text = "HTTP/1.1 \(response.statusCode) \(ReasonPhrase.text(for: response.statusCode))\n"
+        var text = statusLine(of: response.statusCode) + "\n"
         for field in response.headers.fields {
             text += "\(field.name): \(field.value)\n"
         }
         return Data((text + "\n").utf8)
+    }
+
+    /// `HTTP/1.1 200 OK`.
+    static func statusLine(of statusCode: Int) -> String {
+        "HTTP/1.1 \(statusCode) \(ReasonPhrase.text(for: statusCode))"
     }
 
     /// NUL bytes or invalid UTF-8: what curl calls "binary output" and refuses to print.

@@ -15,30 +15,77 @@ struct Options: Sendable {
     var headers: [String] = []
     var user: String?
     var bearer: String?
-    var data: [String] = []
+    /// `-d`, `--data`, `--data-raw`, `--data-urlencode`, in the order given: curl joins them
+    /// with `&` in that order.
+    var dataArguments: [DataArgument] = []
     var json: String?
     var form: [String] = []
     var uploadFile: String?
+    /// `-X`: the method as typed.
+    var method: String?
+    /// `-G`: the data goes into the URL's query, not the body.
+    var dataInQuery = false
+    /// `-A`, `-e`, `-r`: header values, as typed.
+    var userAgent: String?
+    var referer: String?
+    var range: String?
+    /// `-b`: each a cookie string (`name=value; n2=v2`) or a cookie file.
+    var cookies: [String] = []
+    /// `-c`: the cookie file to write at the end.
+    var cookieJar: String?
 
     // Where the body goes.
     var output: String?
     var directory: String?
-    /// `-d` is `--data` for requests (as in curl) and `--dir` for `download`; which one is only
-    /// known once the command has been read, so the values wait here.
-    var shortD: [String] = []
     var includeHeaders = false
     var noResume = false
+    /// `-w`: the format, as typed (`@FILE` not yet read).
+    var writeOut: String?
+    /// `--json-output`: status, headers and body as one JSON object.
+    var jsonOutput = false
 
     // Behaviour.
     var silent = false
+    var verbose = false
     var fail = false
     var progress = false
     var timeout: TimeInterval?
+    var connectTimeout: TimeInterval?
     var retries = 0
+    var retryDelay: TimeInterval?
+    var retryMaxTime: TimeInterval?
     var maxConcurrent = 4
+    var maxRedirects: Int?
+    var maxFilesize: Int64?
 
     var help = false
     var version = false
+}
+
+extension Options {
+    /// `--data` and its kin: the body pieces other than `-d` (`download` refuses them).
+    var data: [String] { dataArguments.filter { !$0.isShortD }.map(\.value) }
+
+    /// `-d` is `--data` for requests (as in curl) and `--dir` for `download`; which one is only
+    /// known once the command has been read, so the values wait in ``dataArguments``.
+    var shortD: [String] { dataArguments.filter(\.isShortD).map(\.value) }
+}
+
+/// One body piece of `-d`, `--data`, `--data-raw` or `--data-urlencode`, as typed.
+struct DataArgument: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
+        /// `-d`, `--data`: `TEXT`, or `@FILE` (`@-` stdin).
+        case data
+        /// `--data-raw`: `TEXT` as it is, even with a leading `@`.
+        case raw
+        /// `--data-urlencode`: `content`, `=content`, `name=content`, `@file`, `name@file`.
+        case urlEncode
+    }
+
+    let kind: Kind
+    let value: String
+    /// Given as `-d`, which is `--dir` for `download`.
+    var isShortD = false
 }
 
 /// The first positional argument, when it names one.

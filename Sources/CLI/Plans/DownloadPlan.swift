@@ -42,7 +42,7 @@ struct DownloadPlan: Sendable {
             }
             let path = destination.standardizedFileURL.path
             if let earlier = urlByDestination[path] {
-                throw .usage("\(earlier) and \(text) would both be saved as \(path)")
+                throw .usage("\(Redaction.standard.redact(urlString: earlier)) and \(Redaction.standard.redact(urlString: text)) would both be saved as \(path)")
             }
             urlByDestination[path] = text
             items.append(Item(url: url, destination: destination.standardizedFileURL))

@@ -19,12 +19,28 @@ enum Invocation: Sendable {
             self = .version
             return
         }
+        var options = options
+        options.headers = try ImpliedHeaders.lines(options) + options.headers
         switch options.command {
         case let .request(method):
             self = .request(try RequestPlan(options, namedMethod: options.commandIsExplicit ? method : nil,
                                             standardInput: standardInput))
         case .download:
+            try Self.refuseRequestOnlyOptions(options)
             self = .download(try DownloadPlan(options))
+        }
+    }
+
+    /// Options that shape one request and its output: `download` saves many files in
+    /// parallel, where a method, a script's report or a verbose trace per file has no place.
+    private static func refuseRequestOnlyOptions(_ options: Options) throws(Failure) {
+        let given = [
+            (options.method != nil, "-X"), (options.dataInQuery, "-G"), (options.range != nil, "-r"),
+            (options.writeOut != nil, "-w"), (options.verbose, "-v"), (options.jsonOutput, "--json-output"),
+            (!options.cookies.isEmpty, "-b"), (options.cookieJar != nil, "-c"), (options.maxFilesize != nil, "--max-filesize"),
+        ]
+        for (isGiven, name) in given where isGiven {
+            throw .usage("\(name) is for single requests; it cannot be used with download")
         }
     }
 }

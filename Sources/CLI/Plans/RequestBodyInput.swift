@@ -1,7 +1,7 @@
 import Courier
 import Foundation
 
-/// The request body given by `--data`, `--json`, `--form` or `--upload-file`.
+/// The request body given by `--data` (and its kin), `--json`, `--form` or `--upload-file`.
 ///
 /// Files are checked (or read, for `--data @file`) here, before any connection is made, so a
 /// typo in a path fails at once with curl's "read error" rather than half-way through a request.
@@ -14,10 +14,11 @@ struct RequestBodyInput {
     let isJSON: Bool
     let uploadedFileName: String?
 
-    /// `nil` when no body option was given.
+    /// `nil` when no body option was given. `-d` counts as `--data` here: the caller has
+    /// established that the command is a request.
     init?(_ options: Options, standardInput: () -> Data) throws(Failure) {
         let given = [
-            options.data.isEmpty ? nil : "--data",
+            options.dataArguments.isEmpty ? nil : "--data",
             options.json == nil ? nil : "--json",
             options.form.isEmpty ? nil : "--form",
             options.uploadFile == nil ? nil : "--upload-file",
@@ -31,14 +32,10 @@ struct RequestBodyInput {
 
         if let json = options.json {
             body = .data(try Self.content(of: json, standardInput: standardInput), contentType: "application/json")
-        } else if !options.data.isEmpty {
-            // Several --data are joined with '&', as curl does, so fields can be given one by one.
-            var joined = Data()
-            for (index, piece) in options.data.enumerated() {
-                if index > 0 { joined.append(UInt8(ascii: "&")) }
-                joined.append(try Self.content(of: piece, standardInput: standardInput))
-            }
-            body = .data(joined, contentType: "application/x-www-form-urlencoded")
+        } else if !options.dataArguments.isEmpty {
+            // Several pieces are joined with '&', as curl does, so fields can be given one by one.
+            body = .data(try FormData.encoded(options.dataArguments, standardInput: standardInput),
+                         contentType: "application/x-www-form-urlencoded")
         } else if !options.form.isEmpty {
             body = .multipart(try Self.form(options.form))
         } else if let path = options.uploadFile {
@@ -55,7 +52,7 @@ struct RequestBodyInput {
     }
 
     /// `TEXT` as UTF-8, `@FILE` as the file's bytes (unchanged: no newline stripping), `@-` stdin.
-    private static func content(of argument: String, standardInput: () -> Data) throws(Failure) -> Data {
+    static func content(of argument: String, standardInput: () -> Data) throws(Failure) -> Data {
         guard argument.hasPrefix("@") else { return Data(argument.utf8) }
         let path = String(argument.dropFirst())
         if path == "-" { return standardInput() }

@@ -57,8 +57,9 @@ public final class Network: Sendable {
         let core: NetworkCore
         switch resolved {
         case .curl:
-            core = NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests) { registry, _ in
-                CurlTransport(configuration: configuration, tls: tls, registry: registry)
+            let cookies = SessionCookies.forEngineOwnedCookies(configuration)
+            core = NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies) { registry, _ in
+                CurlTransport(configuration: configuration, tls: tls, cookies: cookies, registry: registry)
             }
         case .urlSession, .automatic:
             core = NetworkCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests,

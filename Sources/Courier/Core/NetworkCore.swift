@@ -46,6 +46,9 @@ final class NetworkCore: Sendable {
     /// with it rather than run without it.
     let unsupportedSetting: String?
     let coders = Locked(SharedCoders(encoder: JSONEncoder(), decoder: JSONDecoder()))
+    /// The cookies Courier puts on each attempt and redirect itself, where URLSession would
+    /// choose them wrongly (see ``SessionCookies``); `nil` when URLSession does it.
+    let sessionCookies: SessionCookies?
 
     var observers: [any NetworkObserver] { observerList.withLock { $0 } }
 
@@ -121,15 +124,18 @@ final class NetworkCore: Sendable {
 
     /// A core over a URLSession made from `configuration`, whose one delegate feeds the registry.
     convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int, unsupportedSetting: String? = nil) {
-        self.init(maximumConcurrentRequests: maximumConcurrentRequests, unsupportedSetting: unsupportedSetting) { registry, delegateQueue in
+        let (configuration, cookies) = SessionCookies.takeOver(configuration)
+        self.init(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
+                  unsupportedSetting: unsupportedSetting) { registry, delegateQueue in
             URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry),
                        delegateQueue: BoundedDelegateQueue(underlying: delegateQueue))
         }
     }
 
     /// A core over the transport `makeTransport` builds around the registry and delegate queue.
-    init(maximumConcurrentRequests: Int, unsupportedSetting: String? = nil,
+    init(maximumConcurrentRequests: Int, sessionCookies: SessionCookies? = nil, unsupportedSetting: String? = nil,
          makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
+        self.sessionCookies = sessionCookies
         self.unsupportedSetting = unsupportedSetting
         delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)
         let startQueue = DispatchQueue(label: "courier.start", qos: .userInitiated)

@@ -8,7 +8,8 @@ import FoundationNetworking
 /// Errors that come from a response keep the whole ``HTTPResponse`` (status, headers and body bytes),
 /// so an error page or a half-parsed payload is never thrown away.
 public enum NetworkError: Error, Sendable {
-    /// The request's URL could not be built; the associated value says what was wrong.
+    /// The request's URL could not be built; the associated value says what was wrong (a URL
+    /// in it is shown through ``Redaction/standard``).
     case invalidURL(String)
     /// The request cannot be sent as it is: a header name that is not an HTTP token, a header
     /// value or credentials with a line break, NUL or another control character, a timeout that
@@ -98,8 +99,16 @@ extension NetworkError {
 }
 
 extension NetworkError: LocalizedError {
-    /// A one-line description fit for a log or a command-line message.
+    /// A one-line description fit for a log or a command-line message. URLs in it are shown
+    /// through ``Redaction/standard``: no password or token reaches a log this way.
     public var errorDescription: String? {
+        description(redacting: .standard)
+    }
+
+    /// The one-line description, with the URLs it mentions shown through `redaction` (a
+    /// logger with its own list of secret query parameters). The detail of ``invalidURL(_:)``
+    /// was written when the error was made, with ``Redaction/standard``.
+    public func description(redacting redaction: Redaction) -> String {
         switch self {
         case let .invalidURL(detail): return "Invalid URL: \(detail)"
         case let .invalidRequest(detail): return "Invalid request: \(detail)"
@@ -108,23 +117,24 @@ extension NetworkError: LocalizedError {
         case let .transport(error): return "Transport error \(error.code.rawValue): \(error.localizedDescription)"
         case let .invalidResponse(detail): return "The server's reply is not valid HTTP: \(detail)"
         case let .incompleteBody(error): return "The connection closed before the body was complete: \(error.localizedDescription)"
-        case let .httpStatus(response): return "HTTP \(response.statusCode) from \(response.url?.absoluteString ?? "server")"
+        case let .httpStatus(response): return "HTTP \(response.statusCode) from \(response.url.map(redaction.redact) ?? "server")"
         case let .decodingFailed(error, response):
             return "Could not decode the \(response.body.count)-byte \(response.headers["Content-Type"] ?? "untyped") body"
-                + " from \(response.url?.absoluteString ?? "the server"): \(Self.sentence(Self.describe(error)))"
+                + " from \(response.url.map(redaction.redact) ?? "the server"): \(Self.sentence(Self.describe(error)))"
                 + (response.body.isEmpty ? "" : " The body starts: \(response.bodyPreview)")
         case let .unexpectedContentType(expected, response):
             return "Unexpected Content-Type \(response.headers["Content-Type"] ?? "(none)") from"
-                + " \(response.url?.absoluteString ?? "the server") (accepted: \(expected.joined(separator: ", ")))."
+                + " \(response.url.map(redaction.redact) ?? "the server") (accepted: \(expected.joined(separator: ", ")))."
                 + (response.body.isEmpty ? "" : " The body starts: \(response.bodyPreview)")
         case let .encodingFailed(error): return "Could not encode the request body: \(error)"
         case let .wouldDeadlock(detail): return "Blocking call refused, it would deadlock: \(detail)"
         case let .fileSystem(url, error): return "File error at \(url.path): \(error.localizedDescription)"
         case let .interceptorFailed(error): return "A request interceptor failed: \(error)"
         case let .responseTooLarge(limit): return "The response body is larger than the \(limit)-byte limit for in-memory bodies."
-        case let .tooManyRedirects(response): return "Too many redirects (the last to \(response.headers["Location"] ?? "?"))."
+        case let .tooManyRedirects(response):
+            return "Too many redirects (the last to \(response.headers["Location"].map { redaction.redact(urlString: $0) } ?? "?"))."
         case let .unsupportedRedirect(scheme, response):
-            return "Redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), Location: \(response.headers["Location"] ?? "?"))."
+            return "Redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), Location: \(response.headers["Location"].map { redaction.redact(urlString: $0) } ?? "?"))."
         case let .destinationExists(url): return "\(url.path) already exists (use .replaceExisting to overwrite it)"
         }
     }

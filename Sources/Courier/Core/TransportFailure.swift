@@ -41,13 +41,13 @@ enum TransportFailure {
         case .timedOut:
             return .timedOut
         case .badURL:
-            return .invalidURL(error.failingURL?.absoluteString ?? error.localizedDescription)
+            return .invalidURL(error.failingURL.map(Redaction.standard.redact) ?? error.localizedDescription)
         case .unsupportedURL:
             // Courier hands URLSession only http(s) URLs and refuses redirects elsewhere, so an
             // "unsupported protocol" is the server's reply unless libcurl names a scheme.
             let message = libcurlMessage(of: error)
             if isProtocolViolation(message) { return .invalidResponse(message) }
-            return .invalidURL(error.failingURL?.absoluteString ?? message)
+            return .invalidURL(error.failingURL.map(Redaction.standard.redact) ?? message)
         case .unknown:
             let message = libcurlMessage(of: error)
             if message.hasPrefix("transfer closed with") { return .incompleteBody(error) }
@@ -66,13 +66,13 @@ enum TransportFailure {
         case 18: return .incompleteBody(error)          // partial file
         case 28: return .timedOut
         case 42: return .cancelled
-        case 3: return .invalidURL(error.failingURL?.absoluteString ?? message)
+        case 3: return .invalidURL(error.failingURL.map(Redaction.standard.redact) ?? message)
         default:
             // A bad status line is "unsupported protocol" (1), a bad chunk a receive error (56):
             // libcurl's message says which is the server's fault.
             if isProtocolViolation(message) { return .invalidResponse(message) }
             if message.hasPrefix("transfer closed with") { return .incompleteBody(error) }
-            return curlCode == 1 ? .invalidURL(error.failingURL?.absoluteString ?? message) : .transport(error)
+            return curlCode == 1 ? .invalidURL(error.failingURL.map(Redaction.standard.redact) ?? message) : .transport(error)
         }
     }
 

@@ -71,9 +71,6 @@ enum CurlRequestOptions {
             }
             fields.append((name, value))
         }
-        if let cookie = settings.cookieHeader(for: request), !fields.contains(where: { $0.name.lowercased() == "cookie" }) {
-            fields.append(("Cookie", cookie))
-        }
         // Accept-Encoding goes through libcurl's own option, so that it decodes what it offered.
         // None asked for: every encoding this libcurl supports ("" ), decoded transparently, as
         // URLSession does. Downloads ask for `identity` (see DownloadBody), so ranges stay true.
@@ -92,10 +89,12 @@ enum CurlRequestOptions {
         }
         if failure == 0 { failure = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_HTTPHEADER), UnsafeRawPointer(headers)) }
 
-        // Limits. Courier's own deadline is the real timeout; these are backstops: connecting,
-        // and a connection that stalls (under 1 byte/s for the request's idle timeout).
-        if settings.connectTimeout > 0 { set(Int32(CCURLOPT_CONNECTTIMEOUT_MS), Int(min(settings.connectTimeout, 86_400) * 1000)) }
+        // Limits. Courier's own deadline is the real timeout; these are backstops, with
+        // URLSession's meaning of the request's `timeoutInterval` (an idle timeout: no connection,
+        // or no data, for that long): connecting, and a connection that stalls (under 1 byte/s).
         let idle = request.timeoutInterval
+        let connect = [settings.connectTimeout, idle].filter { $0.isFinite && $0 > 0 }.min()
+        if let connect { set(Int32(CCURLOPT_CONNECTTIMEOUT_MS), Int(min(connect, 86_400) * 1000)) }
         if idle.isFinite, idle > 0 {
             set(Int32(CCURLOPT_LOW_SPEED_LIMIT), 1)
             set(Int32(CCURLOPT_LOW_SPEED_TIME), Int(min(idle.rounded(.up), 86_400)))

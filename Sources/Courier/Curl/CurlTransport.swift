@@ -9,9 +9,13 @@ final class CurlTransport: Transport {
     let registry: TransferRegistry
     let loop: CurlLoop
     let settings: CurlSettings
+    /// Where the cookies responses set are stored; the transfers put them on requests (`nil`:
+    /// the configuration does not keep cookies).
+    private let cookies: SessionCookies?
 
-    init(configuration: URLSessionConfiguration, tls: TLSOptions, registry: TransferRegistry) {
+    init(configuration: URLSessionConfiguration, tls: TLSOptions, cookies: SessionCookies?, registry: TransferRegistry) {
         self.registry = registry
+        self.cookies = cookies
         self.settings = CurlSettings(configuration: configuration, tls: tls)
         self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost)
     }
@@ -34,6 +38,6 @@ final class CurlTransport: Transport {
     }
 
     func storeCookies(from response: HTTPURLResponse, for url: URL) {
-        settings.storeCookies(from: response, for: url)
+        cookies?.store(from: response, for: url)
     }
 }

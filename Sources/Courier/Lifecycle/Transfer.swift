@@ -44,6 +44,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         var pendingRedirect: URLRequest?
         /// The redirect the current attempt refused to follow, at the redirect limit.
         var redirectLimitHit: HTTPResponse?
+        /// The request the current task sends, as the observers' `willSend` sees it (cookies included).
+        var sending: URLRequest?
     }
 
     private let state = Locked(State())
@@ -161,13 +163,19 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             return (follow, state.lifecycle.request)
         }
         guard follow else { return nil }
-        let next = RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original)
+        var next = RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original)
+        if let cookies = core.sessionCookies { next = cookies.applying(to: next) }
+        let context = self.context
+        let observers = core.observers
+        observers.forEach { $0.didRedirect(HTTPResponse(response, body: Data()), to: next, context: context) }
         if RedirectPolicy.mustReplayBody(response, previous ?? original, bodyFromFile: body.uploadsFromFile) {
             // FoundationNetworking would re-send this without its body: stop its redirect here
-            // (it then completes the task) and follow with a new task (see didComplete).
+            // (it then completes the task) and follow with a new task (see didComplete), whose
+            // resume tells the observers `willSend`.
             state.withLock { $0.pendingRedirect = next }
             return nil
         }
+        observers.forEach { $0.willSend(next, context: context) }
         return next
     }
 
@@ -250,7 +258,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             makeTask(for: request)
         case let .resume(task, _):
             let context = self.context
-            if let request = state.withLock({ $0.lifecycle.request }) {
+            if let request = state.withLock({ $0.sending }) {
                 core.observers.forEach { $0.willSend(request, context: context) }
             }
             task.resume()
@@ -278,8 +286,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         }
     }
 
-    /// Makes, registers and (through the lifecycle) resumes the transport task for `request`.
+    /// Makes, registers and (through the lifecycle) resumes the transport task for `request`,
+    /// with the cookies the session holds for it now (see ``SessionCookies``).
     private func makeTask(for request: URLRequest) {
+        var request = request
+        if let cookies = core.sessionCookies { request = cookies.applying(to: request) }
         let task: any TransportTask
         do {
             task = try body.makeTask(in: core.transport, for: request)
@@ -290,6 +301,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         // Registered first, so that its first callback finds the transfer.
         core.registry.attach(task, to: self)
         perform(event { state in
+            state.sending = request
             let action = state.lifecycle.taskCreated(task)
             if case .resume(_, armDeadline: true) = action {
                 state.deadline = makeTimer(after: timeout) { $0.end(with: .timedOut) }

@@ -224,10 +224,10 @@ enum URLValidation {
     static func check(_ url: URL, allowingRelative: Bool = false) throws {
         if allowingRelative, url.scheme == nil, url.host == nil { return }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw NetworkError.invalidURL("\(url.absoluteString): only http and https URLs can be requested")
+            throw NetworkError.invalidURL("\(Redaction.standard.redact(url)): only http and https URLs can be requested")
         }
         guard let host = url.host, !host.isEmpty else {
-            throw NetworkError.invalidURL("\(url.absoluteString): the URL has no host")
+            throw NetworkError.invalidURL("\(Redaction.standard.redact(url)): the URL has no host")
         }
     }
 }

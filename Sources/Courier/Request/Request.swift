@@ -92,7 +92,7 @@ public struct Request<Output: Sendable>: NetworkRequest {
         case let .url(located):
             url = located
         case let .string(string):
-            guard let located = URL(string: string) else { throw NetworkError.invalidURL(string) }
+            guard let located = URL(string: string) else { throw NetworkError.invalidURL(Redaction.standard.redact(urlString: string)) }
             url = located
         case let .builder(builder):
             url = try builder.build()

@@ -29,7 +29,7 @@ public struct NetworkDefaults: Sendable, Hashable {
     func apply(to request: inout URLRequest) throws {
         if let url = request.url, url.scheme == nil {
             guard let baseURL else {
-                throw NetworkError.invalidURL("\(url.relativeString): a relative URL needs a base URL (Network.defaults.baseURL)")
+                throw NetworkError.invalidURL("\(Redaction.standard.redact(urlString: url.relativeString)): a relative URL needs a base URL (Network.defaults.baseURL)")
             }
             request.url = try Self.resolve(url, against: baseURL)
         }
@@ -50,13 +50,13 @@ public struct NetworkDefaults: Sendable, Hashable {
     private static func resolve(_ relative: URL, against base: URL) throws -> URL {
         guard var components = URLComponents(url: base, resolvingAgainstBaseURL: true),
               let relativeParts = URLComponents(string: relative.relativeString) else {
-            throw NetworkError.invalidURL(relative.relativeString)
+            throw NetworkError.invalidURL(Redaction.standard.redact(urlString: relative.relativeString))
         }
         let basePath = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
         let addedPath = relativeParts.percentEncodedPath.drop { $0 == "/" }
         components.percentEncodedPath = basePath + "/" + addedPath
         if let query = relativeParts.percentEncodedQuery { components.percentEncodedQuery = query }
-        guard let url = components.url else { throw NetworkError.invalidURL(relative.relativeString) }
+        guard let url = components.url else { throw NetworkError.invalidURL(Redaction.standard.redact(urlString: relative.relativeString)) }
         return url
     }
 }

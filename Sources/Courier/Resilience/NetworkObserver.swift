@@ -9,8 +9,15 @@ import FoundationNetworking
 /// queue) as things happen: keep them quick and thread-safe, and do not block. Every method has
 /// an empty default.
 public protocol NetworkObserver: Sendable {
-    /// An attempt is about to be sent (after defaults and interceptors).
+    /// A request is about to be sent: each attempt (after defaults and interceptors), and each
+    /// redirect an attempt follows (right after ``didRedirect(_:to:context:)``). `request.url`
+    /// is where it goes; `context` describes the attempt it belongs to.
     func willSend(_ request: URLRequest, context: RequestContext)
+    /// The current attempt got a redirect (`response`, with an empty body) and follows it with
+    /// `request`; ``willSend(_:context:)`` reports that request next. Counting these gives the
+    /// redirects of an attempt. A redirect that is not followed (past
+    /// ``Network/maximumRedirects``) is not reported here but as the attempt's response.
+    func didRedirect(_ response: HTTPResponse, to request: URLRequest, context: RequestContext)
     /// An attempt got a response (the body is included for in-memory requests, empty for downloads).
     func didReceive(_ response: HTTPResponse, context: RequestContext)
     /// The request failed for good (after any retries), cancellations and deadlines included.
@@ -22,6 +29,8 @@ public protocol NetworkObserver: Sendable {
 extension NetworkObserver {
     /// Default: nothing.
     public func willSend(_ request: URLRequest, context: RequestContext) {}
+    /// Default: nothing.
+    public func didRedirect(_ response: HTTPResponse, to request: URLRequest, context: RequestContext) {}
     /// Default: nothing.
     public func didReceive(_ response: HTTPResponse, context: RequestContext) {}
     /// Default: nothing.

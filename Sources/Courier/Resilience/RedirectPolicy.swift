@@ -18,6 +18,9 @@ import FoundationNetworking
 ///   `mailto:`...) into `http://<same origin>/etc/passwd` before the delegate sees it, and
 ///   proposes `ftp:`, `gopher:`, `dict:` as they are (libcurl then fails with "unsupported URL").
 ///   Relative references (`/x`, `x`, `//host/x`) have no scheme and are followed.
+/// - The redirected request carries the cookies the session's cookie storage holds for its URL,
+///   those the redirect response just set included (see ``SessionCookies``): FoundationNetworking
+///   would repeat the previous hop's `Cookie` header and miss the new ones.
 enum RedirectPolicy {
     static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
 

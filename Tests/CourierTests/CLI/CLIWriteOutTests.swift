@@ -1,0 +1,105 @@
+@testable import CourierCLI
+import Foundation
+import XCTest
+
+/// `-w FORMAT`: what a script reads on stdout after the body, exactly, on success and failure.
+final class CLIWriteOutTests: CLITestCase {
+    private func routes(on server: TestServer) {
+        server.route("/made") { _, writer in
+            writer.respond(status: 201, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Data("abc".utf8))
+        }
+        server.route("/moved") { _, writer in writer.respond(status: 301, headers: ["Location": "/made"]) }
+    }
+
+    func testVariablesAreExactAndFollowTheBody() throws {
+        let server = try makeServer()
+        routes(on: server)
+        let url = server.url("/made").absoluteString
+        let result = try courier(url, "-w", "|%{http_code}|%{response_code}|%{size_download}|%{content_type}|%{num_redirects}|%{num_retries}|%{method}|%{exitcode}|%{errormsg}|%{url_effective}\\n")
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.stdoutText, "abc|201|201|3|text/plain; charset=utf-8|0|0|GET|0||\(url)\n")
+
+        let timed = try courier(url, "--write-out", "%{time_total}")
+        let time = String(timed.stdoutText.dropFirst(3))
+        XCTAssertNotNil(time.range(of: #"^[0-9]+\.[0-9]{6}$"#, options: .regularExpression), time)
+    }
+
+    func testRedirectsAndTheEffectiveURLAreThoseOfTheLastRequest() throws {
+        let server = try makeServer()
+        routes(on: server)
+        let result = try courier("-s", server.url("/moved").absoluteString, "-w", "\n%{num_redirects} %{http_code} %{url_effective}")
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.stdoutText, "abc\n1 201 \(server.url("/made").absoluteString)")
+    }
+
+    func testJSONHoldsEveryVariableAndParses() throws {
+        let server = try makeServer()
+        routes(on: server)
+        let result = try courier(server.url("/made").absoluteString, "-o", try makeTemporaryDirectory().appendingPathComponent("f").path,
+                                 "-w", "%{json}")
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], result.stdoutText)
+        XCTAssertEqual(Set(object.keys), Set(WriteOut.Variable.allCases.filter { $0 != .json }.map(\.rawValue)))
+        XCTAssertEqual(object["http_code"] as? Int, 201)
+        XCTAssertEqual(object["response_code"] as? Int, 201)
+        XCTAssertEqual(object["size_download"] as? Int, 3, "the size of the file written")
+        XCTAssertEqual(object["exitcode"] as? Int, 0)
+        XCTAssertEqual(object["num_redirects"] as? Int, 0)
+        XCTAssertEqual(object["method"] as? String, "GET")
+        XCTAssertEqual(object["content_type"] as? String, "text/plain; charset=utf-8")
+        XCTAssertEqual(object["url_effective"] as? String, server.url("/made").absoluteString)
+        XCTAssertTrue(object["errormsg"] is NSNull)
+        XCTAssertNotNil(object["time_total"] as? Double)
+    }
+
+    func testAFailureIsReportedWithItsExitCodeAndNoCredentials() throws {
+        let url = "http://u:secret@127.0.0.1:\(TestServer.unusedPort())/x?access_token=secret"
+        let result = try courier(url, "-w", "%{http_code} %{exitcode} %{url_effective} %{errormsg}\n")
+        XCTAssertEqual(result.status, 7, result.stderrText)
+        XCTAssertTrue(result.stdoutText.hasPrefix("000 7 http://u:<redacted>@127.0.0.1:"), result.stdoutText)
+        XCTAssertTrue(result.stdoutText.contains("/x?access_token=<redacted> could not connect to 127.0.0.1"), result.stdoutText)
+        XCTAssertFalse(result.stdoutText.contains("secret") || result.stderrText.contains("secret"))
+
+        let server = try makeServer().withStandardRoutes()
+        let failed = try courier("-f", server.url("/status?code=404").absoluteString, "-w", "%{http_code} %{exitcode}")
+        XCTAssertEqual(failed.status, 22)
+        XCTAssertEqual(failed.stdoutText, "404 22")
+    }
+
+    func testRetriesAreCounted() throws {
+        let server = try makeServer()
+        let calls = Box<Int>(0)
+        server.route("/flaky") { _, writer in
+            var call = 0
+            calls.mutate { value in
+                value = (value ?? 0) + 1
+                call = value ?? 0
+            }
+            writer.respond(status: call == 1 ? 503 : 200, text: "done")
+        }
+        let result = try courier("--retries", "2", "--retry-delay", "0", server.url("/flaky").absoluteString, "-w", " %{num_retries} %{http_code}")
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.stdoutText, "done 1 200")
+    }
+
+    func testEscapesPercentsAndAFormatFile() throws {
+        let server = try makeServer()
+        routes(on: server)
+        let output = try makeTemporaryDirectory().appendingPathComponent("body").path
+        let escaped = try courier("-o", output, server.url("/made").absoluteString, "-w", #"a\tb%%c\\%{http_code}\r\n"#)
+        XCTAssertEqual(escaped.stdoutText, "a\tb%c\\201\r\n")
+
+        let format = try makeFile(named: "format.txt", content: Data("code=%{http_code}\n".utf8))
+        let fromFile = try courier("-o", output, server.url("/made").absoluteString, "-w", "@" + format.path)
+        XCTAssertEqual(fromFile.stdoutText, "code=201\n")
+    }
+
+    func testAnUnknownVariableIsAUsageErrorBeforeAnyRequest() throws {
+        let server = try makeServer()
+        routes(on: server)
+        let result = try courier(server.url("/made").absoluteString, "-w", "%{http_cod}")
+        assertUsageError(result, mentions: "-w: unknown variable %{http_cod}")
+        XCTAssertEqual(server.requestCount, 0)
+        XCTAssertEqual(try courier("http://127.0.0.1:1/", "-w", "@/no/such/format").status, 26)
+    }
+}
