@@ -47,42 +47,53 @@ struct ResponseHeadParser {
     var hasHead: Bool { finished }
 
     /// Takes one line, with or without its CRLF.
-    mutating func consume<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Event {
+    mutating func consume(_ bytes: UnsafeRawBufferPointer) -> Event {
         guard !finished else { return .pending }
-        // Trimmed as bytes: as a String, "\r\n" is one Character that neither hasSuffix("\r") nor
-        // hasSuffix("\n") would match.
-        var end = bytes.endIndex
-        var count = bytes.count
-        while count > 0, let last = bytes.index(bytes.startIndex, offsetBy: count - 1, limitedBy: end),
-              bytes[last] == 0x0A || bytes[last] == 0x0D {
-            end = last
-            count -= 1
+        // Worked on as bytes: one String per name and value, none per line. (As a String, "\r\n"
+        // would also be a single Character that neither hasSuffix("\r") nor hasSuffix("\n") matches.)
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
+        if line.starts(with: Self.statusPrefix) {
+            return startHead(String(decoding: line, as: UTF8.self))
         }
-        let line = String(decoding: bytes[bytes.startIndex..<end], as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            return startHead(line)
-        }
-        guard var head = current else {
+        guard current != nil else {
             return .malformed("the reply does not start with an HTTP status line")
         }
         if line.isEmpty {
+            let head = current!
             current = nil
             // Interim responses (except 101, which Courier never asks for) are followed by the real one.
             if (100...199).contains(head.statusCode) { return .pending }
             finished = true
             return .head(head)
         }
-        if line.first == " " || line.first == "\t", !head.fields.isEmpty {
+        // Appended in place: a copy of the head here would copy its fields for every line.
+        if line[0] == 0x20 || line[0] == 0x09, !current!.fields.isEmpty {
             // An obsolete folded line continues the previous field's value.
-            head.fields[head.fields.count - 1].value += " " + line.trimmingWhitespace()
+            current!.fields[current!.fields.count - 1].value += " " + Self.trimmed(line[...])
         } else {
-            guard let colon = line.firstIndex(of: ":") else {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
                 return .malformed("a header line has no colon")
             }
-            head.fields.append((String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingWhitespace()))
+            current!.fields.append((String(decoding: line[..<colon], as: UTF8.self), Self.trimmed(line[(colon + 1)...])))
         }
-        current = head
         return .pending
+    }
+
+    /// Takes one line given as any byte collection (tests).
+    mutating func consume<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Event {
+        Array(bytes).withUnsafeBytes { consume($0) }
+    }
+
+    private static let statusPrefix = Array("HTTP/".utf8)
+
+    /// The bytes without leading and trailing spaces and tabs, as a String.
+    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+        var start = bytes.startIndex, end = bytes.endIndex
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
     private mutating func startHead(_ line: String) -> Event {
@@ -92,15 +103,5 @@ struct ResponseHeadParser {
         }
         current = Head(statusCode: status, version: String(parts[0]), fields: [])
         return .pending
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces and tabs.
-    fileprivate func trimmingWhitespace() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
-        return String(scalars)
     }
 }
