@@ -13,7 +13,9 @@ import FoundationNetworking
 /// Outcomes:
 /// - complete and valid → `rename(2)` into place, sidecar removed;
 /// - cancelled, timed out, connection lost, disk full → partial file and sidecar kept;
-/// - error status → the error page is collected in memory (never written to the partial file).
+/// - refused by the request's `validate` (an error status, an unexpected media type) → the error
+///   page is collected in memory (never written to the partial file) and the error `validate`
+///   threw is reported with it.
 ///
 /// A destination that is a device or a FIFO is written directly instead (``DownloadFiles/Start/direct``).
 /// How the files are opened, checked and replaced is ``DownloadFiles``' and ``PartialFile``'s business.
@@ -38,8 +40,9 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         case waiting
         /// Appending to the partial file (or writing a device or FIFO directly).
         case file(PartialFile)
-        /// An unacceptable status: its body is kept in memory for the error.
-        case errorBody(HTTPURLResponse, Data)
+        /// A response the request's `validate` refused, with the error it threw: the body is kept
+        /// in memory for that error.
+        case errorBody(HTTPURLResponse, Data, refusal: any Error)
         /// The server refused the range (`416`, or an unusable `206`): the body is ignored and
         /// the transfer starts over without `Range` once this task completes.
         case restart
@@ -132,8 +135,10 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
             // mismatch gives 200). Handled below like a first attempt.
         }
         // The request's own code, outside the lock.
-        guard (try? request.validate(head)) != nil else {
-            state.withLock { $0.sink = .errorBody(http, Data()) }
+        do {
+            try request.validate(head)
+        } catch {
+            state.withLock { $0.sink = .errorBody(http, Data(), refusal: error) }
             return BodyStep(observed: head)
         }
         let length = http.expectedContentLength
@@ -154,9 +159,9 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
                     }
                 }
                 return BodyStep(progress: Self.progress(of: state))
-            case .errorBody(let response, var body):
+            case .errorBody(let response, var body, let refusal):
                 if body.count < Self.errorBodyLimit { body.append(data) }
-                state.sink = .errorBody(response, body)
+                state.sink = .errorBody(response, body, refusal: refusal)
                 return .proceed
             case .waiting, .restart:
                 return .proceed
@@ -189,9 +194,16 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
             let failure = Self.attemptError(error, sink: state.sink)
             let wroteToDevice = state.writesDirectly && state.written > 0
             closePartial(&state)
-            // Bytes given to a device or a FIFO cannot be taken back: another attempt would
-            // repeat them.
-            return BodyCompletion(outcome: .failed(failure.error, response: failure.response, retryable: !wroteToDevice))
+            switch failure {
+            case let .failed(error, response):
+                // Bytes given to a device or a FIFO cannot be taken back: another attempt would
+                // repeat them.
+                return BodyCompletion(outcome: .failed(error, response: response, retryable: !wroteToDevice))
+            case let .rejected(ownError):
+                // An error of the request's own making: final, and passed on as it is (as for
+                // an in-memory body).
+                return BodyCompletion(outcome: .rejected(ownError))
+            }
         }
     }
 
@@ -294,17 +306,27 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     }
 
     /// Why an attempt that did not produce a complete file failed.
-    private static func attemptError(_ error: (any Error)?, sink: Sink) -> (error: NetworkError, response: HTTPResponse?) {
-        if let error { return (NetworkError.from(error), nil) }
+    private enum AttemptFailure {
+        case failed(NetworkError, response: HTTPResponse?)
+        /// `validate` threw an error of the request's own making.
+        case rejected(any Error)
+    }
+
+    /// Why an attempt that did not produce a complete file failed. A refusal by `validate` is
+    /// the error it threw, carrying the whole response: it judged the head alone, and the error
+    /// page's body has arrived since.
+    private static func attemptError(_ error: (any Error)?, sink: Sink) -> AttemptFailure {
+        if let error { return .failed(NetworkError.from(error), response: nil) }
         switch sink {
-        case let .errorBody(response, body):
+        case let .errorBody(response, body, refusal):
             let full = HTTPResponse(response, body: body)
-            return (.httpStatus(full), full)
+            guard let refusal = refusal as? NetworkError else { return .rejected(refusal) }
+            return .failed(refusal.carrying(full), response: full)
         case .file:
             // Shorter than announced: the connection was cut.
-            return (.incompleteBody(URLError(.networkConnectionLost)), nil)
+            return .failed(.incompleteBody(URLError(.networkConnectionLost)), response: nil)
         case .waiting, .restart:
-            return (.transport(URLError(.badServerResponse)), nil)
+            return .failed(.transport(URLError(.badServerResponse)), response: nil)
         }
     }
 
