@@ -17,6 +17,11 @@ import FoundationNetworking
 ///   page is collected in memory (never written to the partial file) and the error `validate`
 ///   threw is reported with it.
 ///
+/// A body the server sends content-coded (`Content-Encoding: gzip` although `identity` was asked
+/// for) arrives decoded on both engines, and is stored decoded: the file the server meant. Its
+/// bytes are not the ones a `Range` would count, so it is never resumed (no sidecar, nothing kept
+/// after a failure), and its coded `Content-Length` is not held against the decoded size.
+///
 /// A destination that is a device or a FIFO is written directly instead (``DownloadFiles/Start/direct``).
 /// How the files are opened, checked and replaced is ``DownloadFiles``' and ``PartialFile``'s business.
 ///
@@ -92,7 +97,8 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     ///
     /// The body is asked for as it is stored (`Accept-Encoding: identity`, as curl does without
     /// `--compressed`), unless the request names an encoding itself: a `Range` then counts the
-    /// bytes that are written, and the size the server announces is the size that arrives.
+    /// bytes that are written, and the size the server announces is the size that arrives. A
+    /// server may compress anyway; see the type's documentation.
     func makeTask(in transport: any Transport, for attemptRequest: URLRequest) throws -> any TransportTask {
         var urlRequest = attemptRequest
         if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
@@ -121,13 +127,13 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         let head = HTTPResponse(http, body: Data())
         if case let .resume(file, _) = state.withLock({ $0.start }) {
             let offset = file.sizeAtOpen
-            if http.statusCode == 206, let range = ContentRange(http.value(forHTTPHeaderField: "Content-Range")),
-               range.start == offset {
-                let rest = http.expectedContentLength
-                return open(resuming: file, total: range.total ?? (rest >= 0 ? offset + rest : nil), response: http, head: head)
+            if http.statusCode == 206, !http.isContentCoded,
+               let range = ContentRange(http.value(forHTTPHeaderField: "Content-Range")), range.start == offset {
+                return open(resuming: file, total: range.total ?? http.receivedLength.map { offset + $0 }, response: http, head: head)
             }
             if http.statusCode == 206 || http.statusCode == 416 {
-                // A range we did not ask for, or one the server cannot serve: start over.
+                // A range we did not ask for, one of coded bytes (which cannot follow decoded
+                // ones), or one the server cannot serve: start over.
                 state.withLock { $0.sink = .restart }
                 return BodyStep(observed: head)
             }
@@ -141,8 +147,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
             state.withLock { $0.sink = .errorBody(http, Data(), refusal: error) }
             return BodyStep(observed: head)
         }
-        let length = http.expectedContentLength
-        return open(resuming: nil, total: length >= 0 ? length : nil, response: http, head: head)
+        return open(resuming: nil, total: http.receivedLength, response: http, head: head)
     }
 
     func didReceive(data: Data) -> BodyStep {
@@ -233,7 +238,9 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     /// the task was made), or else from byte 0 into a new `.partial` file or the device.
     private func open(resuming resumed: PartialFile?, total: Int64?, response: HTTPURLResponse, head: HTTPResponse) -> BodyStep {
         // Resumable only with a validator: without one, "the rest" might belong to another file.
-        let validator = response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
+        // And only for bytes stored as sent: a decoded body's offset means nothing to a `Range`.
+        let validator = response.isContentCoded ? nil
+            : response.value(forHTTPHeaderField: "ETag") ?? response.value(forHTTPHeaderField: "Last-Modified")
         return state.withLock { state in
             let start = state.start
             if case .resume = start { state.start = .fresh }   // the open file is now the sink's
