@@ -93,7 +93,8 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     var uploadsFromFile: Bool { false }
 
     /// Checks the destination, and asks for the rest of a partial file left by an earlier attempt
-    /// when its sidecar says it came from this request's URL.
+    /// when its sidecar says it came from this request's resource (its URL but for the query,
+    /// unless ``DownloadOptions/requireSameURL``).
     ///
     /// The body is asked for as it is stored (`Accept-Encoding: identity`, as curl does without
     /// `--compressed`), unless the request names an encoding itself: a `Range` then counts the
@@ -361,6 +362,8 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         if state.writesDirectly { return }
         if state.canResume, !options.contains(.noResume), var record = files.loadRecord() {
             record.bytes = state.written
+            // The latest bytes came from this URL (perhaps signed anew): the next exact match is with it.
+            if let recordedURL { record.url = recordedURL }
             try? files.saveRecord(record)
         } else {
             files.removeResumeState()
