@@ -42,12 +42,14 @@ package struct DownloadFiles: Sendable {
         /// resource is enough: the same scheme, host, port and path, whatever the query, so that a
         /// pre-signed URL (S3, GCS, CDN tokens), whose signature changes each time it is issued,
         /// still resumes; `If-Range` with the ``validator`` then makes sure the bytes belong to
-        /// the same entity (a changed one comes back whole, `200`). `exactly` asks for the very
-        /// same URL, query included (``DownloadOptions/requireSameURL``).
+        /// the same entity (a changed one comes back whole, `200`). That takes a strong `ETag`:
+        /// a date, or a weak tag, could be shared by two files a query tells apart. `exactly`
+        /// asks for the very same URL, query included (``DownloadOptions/requireSameURL``).
         func matches(_ other: String?, exactly: Bool) -> Bool {
             guard let other else { return false }
             if url == other { return true }
-            guard !exactly, let recorded = URLComponents(string: url), let wanted = URLComponents(string: other) else { return false }
+            guard !exactly, validator.hasPrefix("\""),
+                  let recorded = URLComponents(string: url), let wanted = URLComponents(string: other) else { return false }
             return Self.resource(recorded) == Self.resource(wanted)
         }
 

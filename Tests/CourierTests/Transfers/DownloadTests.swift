@@ -212,7 +212,7 @@ final class DownloadTests: XCTestCase {
         XCTAssertEqual(fileNames(in: folder), ["changed.bin"])
     }
 
-    func testAnotherPathOrHostIsNeverResumed() throws {
+    func testAnotherResourceOrAWeakValidatorIsNeverResumedForAnotherURL() throws {
         let server = try makeServer()
         let content = randomBytes(100_000, seed: 35)
         serve(Resource(content, etag: "\"p\""), at: "/other", on: server)
@@ -220,12 +220,17 @@ final class DownloadTests: XCTestCase {
         let folder = try makeTemporaryDirectory()
         let destination = folder.appendingPathComponent("p.bin")
         let network = makeNetwork()
-        // Partial files recorded for another path, another host and another port of the same content.
-        for recorded in [server.url("/p-old?sig=1").absoluteString, "http://localhost:\(server.port)/p",
-                         "http://127.0.0.1:\(TestServer.unusedPort())/p"] {
+        // Partial files recorded for another path, another host and another port of the same
+        // content; and for another query with a validator that cannot tell files apart (a date,
+        // a weak tag).
+        let records = [(server.url("/p-old?sig=1").absoluteString, #""p""#), ("http://localhost:\(server.port)/p", #""p""#),
+                       ("http://127.0.0.1:\(TestServer.unusedPort())/p", #""p""#),
+                       (server.url("/p?sig=1").absoluteString, ResponseWriter.lastModified),
+                       (server.url("/p?sig=1").absoluteString, #"W/"p""#)]
+        for (recorded, validator) in records {
             try Data(repeating: 0, count: 5000).write(to: URL(fileURLWithPath: destination.path + ".partial"))
-            try Data(#"{"bytes":5000,"url":"\#(recorded)","validator":"\"p\""}"#.utf8)
-                .write(to: URL(fileURLWithPath: destination.path + ".partial.json"))
+            let record = try JSONSerialization.data(withJSONObject: ["bytes": 5000, "url": recorded, "validator": validator])
+            try record.write(to: URL(fileURLWithPath: destination.path + ".partial.json"))
             XCTAssertNoThrow(try network.downloadSynchronously(Request<Data>.get(server.url("/p?sig=2")), to: destination,
                                                                options: .replaceExisting, timeout: 30).get())
             XCTAssertNil(server.receivedRequests.last?.header("Range"), recorded)
