@@ -15,6 +15,11 @@ import FoundationNetworking
 public struct LoggingObserver: NetworkObserver {
     /// Header names (case-insensitive) whose values are never written.
     public var redactedHeaders: Set<String>
+    /// Whether each attempt is logged as a `curl` command line to paste into a shell (see
+    /// ``NetworkRequest/curlCommand(on:revealingCredentials:)``; ``redactedHeaders`` and a URL's
+    /// password redacted, a body sent from a file not shown) rather than as method, URL and
+    /// headers. Default: `false`.
+    public var logsCurlCommands = false
     private let write: @Sendable (String) -> Void
 
     /// Creates a logger that hands each line to `write` (default: standard error).
@@ -30,6 +35,9 @@ public struct LoggingObserver: NetworkObserver {
 
     /// Logs the method, URL and headers of an attempt.
     public func willSend(_ request: URLRequest, context: RequestContext) {
+        if logsCurlCommands {
+            return write("[\(context.id)#\(context.attempt)] → " + CurlCommand(request, body: nil, redacting: redactedHeaders).text)
+        }
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
         write("[\(context.id)#\(context.attempt)] → \(context.method) \(request.url?.absoluteString ?? "?")\(format(headers))")
     }
