@@ -222,16 +222,19 @@ final class StubTransportTests: XCTestCase {
         XCTAssertEqual(seen.last?.completedBytes, 10_000)
         XCTAssertEqual(seen.last?.totalBytes, 10_000)
 
-        // Cancelled after the first chunk: no further chunk reaches anyone.
+        // Cancelled between chunks (the next is 30 s away): it ends at once, and no further
+        // chunk reaches anyone.
+        let firstChunk = expectation(description: "first chunk")
         let cancelled = expectation(description: "cancelled")
-        let task = Box<NetworkTask>()
         let after = Box<[TransferProgress]>([])
-        task.value = network.schedule(Request<Data>.get("http://stub.test/endless")) { progress in
+        let task = network.schedule(Request<Data>.get("http://stub.test/endless")) { progress in
             after.mutate { $0?.append(progress) }
-            task.value?.cancel()
+            firstChunk.fulfill()
         } completion: { result in
             if case .failure(NetworkError.cancelled) = result { cancelled.fulfill() }
         }
+        wait(for: [firstChunk], timeout: 10)
+        task.cancel()
         wait(for: [cancelled], timeout: 10)
         XCTAssertEqual(after.value?.map(\.completedBytes), [2000])
     }
