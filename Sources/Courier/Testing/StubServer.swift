@@ -39,7 +39,7 @@ public final class StubServer: Sendable {
     public init() {}
 
     /// Adds a rule: requests with `method` (any, if `nil`) for `path` carrying `headers` get
-    /// `replies`, in order, the last one repeated.
+    /// `first`, then each of `then` in order, the last one repeated.
     ///
     /// - Parameters:
     ///   - method: The method to match, or `nil` for any.
@@ -48,13 +48,13 @@ public final class StubServer: Sendable {
     ///     (`/users/*`), and `*` alone matches every path.
     ///   - headers: Header fields the request must carry with exactly these values (names
     ///     compared without case), e.g. `["Authorization": "Bearer good"]`.
-    ///   - replies: What to answer, one per matching request; at least one.
+    ///   - first: What to answer the first matching request.
+    ///   - then: What to answer the next ones, in order; the last reply answers every request after.
     /// - Returns: The rule, to check what it answered (``StubRoute/requests``).
     @discardableResult
     public func on(_ method: HTTPMethod? = nil, _ path: String, headers: [String: String] = [:],
-                   reply replies: StubReply...) -> StubRoute {
-        precondition(!replies.isEmpty, "StubServer.on(_:_:headers:reply:) needs at least one reply")
-        let route = StubRoute(matching: StubRoute.Pattern(method: method, path: path, headers: headers), replies: replies)
+                   reply first: StubReply, _ then: StubReply...) -> StubRoute {
+        let route = StubRoute(matching: StubRoute.Pattern(method: method, path: path, headers: headers), replies: [first] + then)
         state.withLock { $0.routes.append(route) }
         return route
     }
