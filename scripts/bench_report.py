@@ -114,7 +114,7 @@ def busy_runs(results):
 # --- sections ----------------------------------------------------------------------------------
 
 
-def header(results):
+def header(results, summary):
     data = results.data
     machine, tools, settings = data["machine"], data["toolchain"], data["settings"]
     now = data.get("finished") or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -130,8 +130,9 @@ scripts/bench --runs 9   # more runs per figure
 scripts/bench --smoke    # what CI runs: tiny sizes, report in a temporary file
 ```
 
-Courier's claim is that it adds nothing measurable on top of URLSession, and is better where
-it can be. Every comparison below was measured side by side in one run: the same server, the
+{opening(summary)}
+
+Every comparison below was measured side by side in one run: the same server, the
 same files, the same session configuration. Each figure is the **median (min–max) over
 {data['runs']} runs**; ratios are ratios of medians.
 
@@ -449,33 +450,75 @@ work tightened.
 """
     keys = [f"small-{c}/curl-{s}" for c in (1, 32) for s in ("callback", "blocking", "async")]
     keys += ["download/curl-courier", "cancel/curl-courier", "cancel/curl-courier-download"]
-    return text + "\n".join(failure_notes(results, keys)), [(name, value, met) for name, value, met, _ in verdicts]
+    return text + "\n".join(failure_notes(results, keys)), verdicts
 
 
-def closing(results, small, download, cancel, overhead, curl=()):
+SECTIONS = {"1": "small requests", "2": "large download", "3": "cancel", "4": "library overhead",
+            "5": "curl engine"}
+
+
+def summary_rows(small, download, cancel, overhead, curl=()):
+    """Every target as (section, what, target, measured, met), met being None when not measured:
+    the one judgement both the opening and the closing summary are written from."""
     rows = []
     for name, value, met in small:
-        rows.append(["1", name, f"≥ {SMALL_RATIO}× URLSession", times(value), verdict(met)])
-    rows.append(["2", download[0][0], f"≥ {DOWNLOAD_RATIO}× downloadTask", times(download[0][1]), verdict(download[0][2])])
+        rows.append(("1", name, f"≥ {SMALL_RATIO}× URLSession", times(value), met))
+    rows.append(("2", download[0][0], f"≥ {DOWNLOAD_RATIO}× downloadTask", times(download[0][1]), download[0][2]))
     rss = download[1][1]
-    rows.append(["2", download[1][0], f"< {DOWNLOAD_RSS // MIB} MiB", "n/a" if rss is None else f"{rss / MIB:.1f} MiB",
-                 verdict(download[1][2])])
+    rows.append(("2", download[1][0], f"< {DOWNLOAD_RSS // MIB} MiB", "n/a" if rss is None else f"{rss / MIB:.1f} MiB",
+                 download[1][2]))
     for name, value, met in cancel:
         limit = CANCEL_RETURN_MS if "returns" in name else CANCEL_COMPLETION_MS
-        rows.append(["3", name, f"< {limit:g} ms", f"{number(value, 3)} ms", verdict(met)])
+        rows.append(("3", name, f"< {limit:g} ms", f"{number(value, 3)} ms", met))
     for name, value, met in overhead:
-        rows.append(["4", name, f"< {OVERHEAD_NS / 1000:g} µs", f"{number(None if value is None else value / 1000, 1)} µs",
-                     verdict(met)])
-    for name, value, met in curl:
-        rows.append(["5", name, "see section 5", number(value, 2), verdict(met)])
-    all_verdicts = small + download + cancel + overhead + list(curl)
-    missed = sum(1 for _, _, met in all_verdicts if met is False)
-    met = sum(1 for _, _, met in all_verdicts if met)
+        rows.append(("4", name, f"< {OVERHEAD_NS / 1000:g} µs", f"{number(None if value is None else value / 1000, 1)} µs",
+                     met))
+    for name, value, met, target in curl:
+        rows.append(("5", name, target, number(value, 2), met))
+    return rows
+
+
+def tally(rows):
+    """'N of M targets met', with the misses and the unmeasured counted."""
+    met = sum(1 for row in rows if row[4])
+    missed = sum(1 for row in rows if row[4] is False)
+    unmeasured = len(rows) - met - missed
+    text = f"{met} of {len(rows)} targets met, {missed} missed"
+    return text + (f", {unmeasured} not measured" if unmeasured else "")
+
+
+def opening(rows):
+    """The report's first claim, computed from the verdicts below it: how many targets this run
+    met, section by section, what it measured for those met, and one sentence per target it
+    missed or could not measure. It claims nothing the tables do not show."""
+    if not rows:
+        return "What these figures support: no target was measured in this run."
+    sections = []
+    for section, title in SECTIONS.items():
+        mine = [row for row in rows if row[0] == section]
+        if mine:
+            sections.append(f"{title} {sum(1 for row in mine if row[4])} of {len(mine)}")
+    lines = [f"What these figures support: {tally(rows)} in this run (met per section: {', '.join(sections)})."]
+    met = [row for row in rows if row[4]]
+    if met:
+        lines[0] += " Met: " + "; ".join(f"{name} ({measured}, target {target})" for _, name, target, measured, _ in met) + "."
+    misses = [row for row in rows if not row[4]]
+    if not misses:
+        return lines[0] + " Every target was met."
+    lines.append("\nNot met:\n")
+    for section, name, target, measured, judged in misses:
+        outcome = f"measured {measured}, target {target}" if judged is False else f"not measured (target {target})"
+        lines.append(f"- {name} ({SECTIONS[section]}, section {section}): {outcome}.")
+    return "\n".join(lines)
+
+
+def closing(rows):
     return f"""## Summary: every target
 
-{met} of {len(all_verdicts)} targets met, {missed} missed.
+{tally(rows)}.
 
-{table(["#", "what", "target", "measured", ""], rows)}
+{table(["#", "what", "target", "measured", ""], [[section, name, target, measured, verdict(met)]
+                                                 for section, name, target, measured, met in rows])}
 """
 
 
@@ -491,13 +534,14 @@ def render(data, notes=None):
     cancel_text, cancel = cancel_section(results)
     overhead_text, overhead = overhead_section(results)
     curl_text, curl = curl_section(results)
-    parts = [header(results)]
+    summary = summary_rows(small, download, cancel, overhead, curl)
+    parts = [header(results, summary)]
     for name, text in (("small", small_text), ("download", download_text), ("cancel", cancel_text),
                        ("overhead", overhead_text), ("curl", curl_text)):
         parts.append(text.rstrip() + "\n")
         if notes.get(name):
             parts.append(notes[name].rstrip() + "\n")
-    parts.append(closing(results, small, download, cancel, overhead, curl).rstrip() + "\n")
+    parts.append(closing(summary).rstrip() + "\n")
     if notes.get("closing"):
         parts.append(notes["closing"].rstrip() + "\n")
     return "\n".join(parts)

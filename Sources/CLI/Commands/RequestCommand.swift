@@ -122,7 +122,13 @@ struct RequestCommand {
                                                            })
         display.finish(0, Self.state(of: result, interrupted: session.interrupts.isInterrupted))
         display.close()
-        if sizeGuard.exceeded, let limit = plan.maxFilesize { return .failed(Self.tooLarge(limit)) }
+        if sizeGuard.exceeded, let limit = plan.maxFilesize {
+            // The guard cancels from the progress handler, on its own queue: a small body can be
+            // complete (and moved into place) before that cancel lands. A body over the limit is
+            // never left behind as the result, whichever came first.
+            if case let .success(saved) = result, !DownloadFiles.isSpecialFile(saved) { try? FileManager.default.removeItem(at: saved) }
+            return .failed(Self.tooLarge(limit))
+        }
         if session.interrupts.isInterrupted {
             return Outcome(exitCode: .interrupted, message: plan.method == .get ? "interrupted; run the same command again to resume" : "interrupted")
         }

@@ -13,7 +13,14 @@ import FoundationNetworking
 /// Outcomes:
 /// - complete and valid → `rename(2)` into place, sidecar removed;
 /// - cancelled, timed out, connection lost, disk full → partial file and sidecar kept;
-/// - error status → the error page is collected in memory (never written to the partial file).
+/// - refused by the request's `validate` (an error status, an unexpected media type) → the error
+///   page is collected in memory (never written to the partial file) and the error `validate`
+///   threw is reported with it.
+///
+/// A body the server sends content-coded (`Content-Encoding: gzip` although `identity` was asked
+/// for) arrives decoded on both engines, and is stored decoded: the file the server meant. Its
+/// bytes are not the ones a `Range` would count, so it is never resumed (no sidecar, nothing kept
+/// after a failure), and its coded `Content-Length` is not held against the decoded size.
 ///
 /// A destination that is a device or a FIFO is written directly instead (``DownloadFiles/Start/direct``).
 /// How the files are opened, checked and replaced is ``DownloadFiles``' and ``PartialFile``'s business.
@@ -38,8 +45,9 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         case waiting
         /// Appending to the partial file (or writing a device or FIFO directly).
         case file(PartialFile)
-        /// An unacceptable status: its body is kept in memory for the error.
-        case errorBody(HTTPResponse, Data)
+        /// A response the request's `validate` refused, with the error it threw: the body is kept
+        /// in memory for that error.
+        case errorBody(HTTPResponse, Data, refusal: any Error)
         /// The server refused the range (`416`, or an unusable `206`): the body is ignored and
         /// the transfer starts over without `Range` once this task completes.
         case restart
@@ -85,11 +93,13 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     var uploadsFromFile: Bool { false }
 
     /// Checks the destination, and asks for the rest of a partial file left by an earlier attempt
-    /// when its sidecar says it came from this request's URL.
+    /// when its sidecar says it came from this request's resource (its URL but for the query,
+    /// unless ``DownloadOptions/requireSameURL``).
     ///
     /// The body is asked for as it is stored (`Accept-Encoding: identity`, as curl does without
     /// `--compressed`), unless the request names an encoding itself: a `Range` then counts the
-    /// bytes that are written, and the size the server announces is the size that arrives.
+    /// bytes that are written, and the size the server announces is the size that arrives. A
+    /// server may compress anyway; see the type's documentation.
     func makeTask(in transport: any Transport, for attemptRequest: URLRequest) throws -> any TransportTask {
         var urlRequest = attemptRequest
         if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
@@ -117,13 +127,13 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     func didReceive(head: HTTPResponse) -> BodyStep {
         if case let .resume(file, _) = state.withLock({ $0.start }) {
             let offset = file.sizeAtOpen
-            if head.statusCode == 206, let range = ContentRange(head.headers["Content-Range"]),
-               range.start == offset {
-                let rest = head.expectedContentLength
-                return open(resuming: file, total: range.total ?? (rest >= 0 ? offset + rest : nil), head: head)
+            if head.statusCode == 206, !head.isContentCoded,
+               let range = ContentRange(head.headers["Content-Range"]), range.start == offset {
+                return open(resuming: file, total: range.total ?? head.receivedLength.map { offset + $0 }, head: head)
             }
             if head.statusCode == 206 || head.statusCode == 416 {
-                // A range we did not ask for, or one the server cannot serve: start over.
+                // A range we did not ask for, one of coded bytes (which cannot follow decoded
+                // ones), or one the server cannot serve: start over.
                 state.withLock { $0.sink = .restart }
                 return BodyStep(observed: head)
             }
@@ -131,12 +141,13 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
             // mismatch gives 200). Handled below like a first attempt.
         }
         // The request's own code, outside the lock.
-        guard (try? request.validate(head)) != nil else {
-            state.withLock { $0.sink = .errorBody(head, Data()) }
+        do {
+            try request.validate(head)
+        } catch {
+            state.withLock { $0.sink = .errorBody(head, Data(), refusal: error) }
             return BodyStep(observed: head)
         }
-        let length = head.expectedContentLength
-        return open(resuming: nil, total: length >= 0 ? length : nil, head: head)
+        return open(resuming: nil, total: head.receivedLength, head: head)
     }
 
     func didReceive(data: Data) -> BodyStep {
@@ -153,9 +164,9 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
                     }
                 }
                 return BodyStep(progress: Self.progress(of: state))
-            case .errorBody(let response, var body):
+            case .errorBody(let response, var body, let refusal):
                 if body.count < Self.errorBodyLimit { body.append(data) }
-                state.sink = .errorBody(response, body)
+                state.sink = .errorBody(response, body, refusal: refusal)
                 return .proceed
             case .waiting, .restart:
                 return .proceed
@@ -188,9 +199,16 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
             let failure = Self.attemptError(error, sink: state.sink)
             let wroteToDevice = state.writesDirectly && state.written > 0
             closePartial(&state)
-            // Bytes given to a device or a FIFO cannot be taken back: another attempt would
-            // repeat them.
-            return BodyCompletion(outcome: .failed(failure.error, response: failure.response, retryable: !wroteToDevice))
+            switch failure {
+            case let .failed(error, response):
+                // Bytes given to a device or a FIFO cannot be taken back: another attempt would
+                // repeat them.
+                return BodyCompletion(outcome: .failed(error, response: response, retryable: !wroteToDevice))
+            case let .rejected(ownError):
+                // An error of the request's own making: final, and passed on as it is (as for
+                // an in-memory body).
+                return BodyCompletion(outcome: .rejected(ownError))
+            }
         }
     }
 
@@ -220,7 +238,8 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     /// the task was made), or else from byte 0 into a new `.partial` file or the device.
     private func open(resuming resumed: PartialFile?, total: Int64?, head: HTTPResponse) -> BodyStep {
         // Resumable only with a validator: without one, "the rest" might belong to another file.
-        let validator = head.headers["ETag"] ?? head.headers["Last-Modified"]
+        // And only for bytes stored as sent: a decoded body's offset means nothing to a `Range`.
+        let validator = head.isContentCoded ? nil : head.headers["ETag"] ?? head.headers["Last-Modified"]
         return state.withLock { state in
             let start = state.start
             if case .resume = start { state.start = .fresh }   // the open file is now the sink's
@@ -293,18 +312,28 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     }
 
     /// Why an attempt that did not produce a complete file failed.
-    private static func attemptError(_ error: (any Error)?, sink: Sink) -> (error: NetworkError, response: HTTPResponse?) {
-        if let error { return (NetworkError.from(error), nil) }
+    private enum AttemptFailure {
+        case failed(NetworkError, response: HTTPResponse?)
+        /// `validate` threw an error of the request's own making.
+        case rejected(any Error)
+    }
+
+    /// Why an attempt that did not produce a complete file failed. A refusal by `validate` is
+    /// the error it threw, carrying the whole response: it judged the head alone, and the error
+    /// page's body has arrived since.
+    private static func attemptError(_ error: (any Error)?, sink: Sink) -> AttemptFailure {
+        if let error { return .failed(NetworkError.from(error), response: nil) }
         switch sink {
-        case let .errorBody(response, body):
+        case let .errorBody(response, body, refusal):
             var full = response
             full.body = body
-            return (.httpStatus(full), full)
+            guard let refusal = refusal as? NetworkError else { return .rejected(refusal) }
+            return .failed(refusal.carrying(full), response: full)
         case .file:
             // Shorter than announced: the connection was cut.
-            return (.incompleteBody(URLError(.networkConnectionLost)), nil)
+            return .failed(.incompleteBody(URLError(.networkConnectionLost)), response: nil)
         case .waiting, .restart:
-            return (.transport(URLError(.badServerResponse)), nil)
+            return .failed(.transport(URLError(.badServerResponse)), response: nil)
         }
     }
 
@@ -332,6 +361,8 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         if state.writesDirectly { return }
         if state.canResume, !options.contains(.noResume), var record = files.loadRecord() {
             record.bytes = state.written
+            // The latest bytes came from this URL (perhaps signed anew): the next exact match is with it.
+            if let recordedURL { record.url = recordedURL }
             try? files.saveRecord(record)
         } else {
             files.removeResumeState()

@@ -37,6 +37,31 @@ package struct DownloadFiles: Sendable {
         /// Bytes in the partial file when the record was written (informational: the file's
         /// real size is what a resume uses, in case the process died before updating this).
         var bytes: Int64
+
+        /// Whether the bytes may be the start of what `other` serves. By default the same
+        /// resource is enough: the same scheme, host, port and path, whatever the query, so that a
+        /// pre-signed URL (S3, GCS, CDN tokens), whose signature changes each time it is issued,
+        /// still resumes; `If-Range` with the ``validator`` then makes sure the bytes belong to
+        /// the same entity (a changed one comes back whole, `200`). That takes a strong `ETag`:
+        /// a date, or a weak tag, could be shared by two files a query tells apart. `exactly`
+        /// asks for the very same URL, query included (``DownloadOptions/requireSameURL``).
+        func matches(_ other: String?, exactly: Bool) -> Bool {
+            guard let other else { return false }
+            if url == other { return true }
+            guard !exactly, validator.hasPrefix("\""),
+                  let recorded = URLComponents(string: url), let wanted = URLComponents(string: other) else { return false }
+            return Self.resource(recorded) == Self.resource(wanted)
+        }
+
+        /// Scheme, host and port (the scheme's default when absent), compared without case, and
+        /// the path as sent.
+        private static func resource(_ components: URLComponents) -> [String]? {
+            guard let scheme = components.scheme?.lowercased(), let host = components.percentEncodedHost?.lowercased() else {
+                return nil
+            }
+            let port = components.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+            return [scheme, host, String(port), components.percentEncodedPath]
+        }
     }
 
     /// How an attempt writes the body, as decided from what is on disk when its task is made.
@@ -52,11 +77,13 @@ package struct DownloadFiles: Sendable {
     }
 
     /// Checks the destination and decides how the attempt starts: resumes when the sidecar says
-    /// the `.partial` file came from `url` and that file is a plain file of Courier's; otherwise
-    /// removes both (without following a link) and starts from byte 0.
+    /// the `.partial` file came from `url` (see ``ResumeRecord/matches(_:exactly:)``) and that
+    /// file is a plain file of Courier's; otherwise removes both (without following a link) and
+    /// starts from byte 0.
     func prepareAttempt(options: DownloadOptions, allowResume: Bool, url: String?) throws(NetworkError) -> Start {
         if try checkDestination(options: options) == .special { return .direct }
-        if allowResume, !options.contains(.noResume), let record = loadRecord(), record.url == url,
+        if allowResume, !options.contains(.noResume), let record = loadRecord(),
+           record.matches(url, exactly: options.contains(.requireSameURL)),
            let file = PartialFile.openForResume(at: partial) {
             if file.sizeAtOpen > 0 { return .resume(file, validator: record.validator) }
             try? file.close()
@@ -198,6 +225,12 @@ package struct DownloadFiles: Sendable {
             unlink(temporary.url.path)
             throw error
         }
+    }
+
+    /// Whether `url` is a device or a FIFO (written directly, never replaced or removed).
+    package static func isSpecialFile(_ url: URL) -> Bool {
+        var status = stat()
+        return lstat(url.path, &status) == 0 && status.isSpecial
     }
 
     /// Writes `data` as the whole of `destination` by the rules of a download: a device or FIFO

@@ -60,7 +60,8 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
         response = head
         received = Data()
         rejectedChallenge = false
-        let expected = head.expectedContentLength
+        // The decoded size of a compressed body is unknown: it is checked as it arrives.
+        let expected = head.receivedLength ?? 0
         if expected > sizeLimit { return BodyStep(abort: .responseTooLarge(sizeLimit)) }
         // Reserve what the server announced (bounded, in case it lies) to avoid regrowing the buffer.
         if expected > 0 { received.reserveCapacity(Int(min(expected, 64 << 20))) }
@@ -151,7 +152,6 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
 
     private var downloadProgress: TransferProgress? {
         guard let response else { return nil }
-        let expected = response.expectedContentLength
-        return TransferProgress(completedBytes: Int64(received.count), totalBytes: expected >= 0 ? expected : nil)
+        return TransferProgress(completedBytes: Int64(received.count), totalBytes: response.receivedLength)
     }
 }

@@ -162,3 +162,19 @@ extension NetworkError: LocalizedError {
         }
     }
 }
+
+extension NetworkError {
+    /// The same error carrying `response` in place of the one it holds; errors without a
+    /// response are returned as they are. A download's `validate` sees the response head only:
+    /// the error it throws is reported with the whole error page once that has arrived.
+    func carrying(_ response: HTTPResponse) -> NetworkError {
+        switch self {
+        case .httpStatus: return .httpStatus(response)
+        case let .decodingFailed(error, _): return .decodingFailed(error, response)
+        case let .unexpectedContentType(expected, _): return .unexpectedContentType(expected: expected, response: response)
+        case .tooManyRedirects: return .tooManyRedirects(response)
+        case let .unsupportedRedirect(scheme, _): return .unsupportedRedirect(scheme, response)
+        default: return self
+        }
+    }
+}

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// What a transfer's bytes travel through: the Network's URLSession, libcurl (``CurlTransport``),
-/// or a stub that answers without a network (``Network/init(stub:callbackQueue:maximumConcurrentRequests:)``).
+/// or a stub that answers without a network (`Network(stub:)`, see ``StubServer``).
 ///
 /// Whichever it is, the events reach the transfer the same way, through the
 /// ``TransferRegistry``, one at a time per task: on the Network's delegate queue (URLSession,

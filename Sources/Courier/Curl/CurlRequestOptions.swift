@@ -71,9 +71,11 @@ enum CurlRequestOptions {
             }
             fields.append((name, value))
         }
-        // Accept-Encoding goes through libcurl's own option, so that it decodes what it offered.
-        // None asked for: every encoding this libcurl supports ("" ), decoded transparently, as
-        // URLSession does. Downloads ask for `identity` (see DownloadBody), so ranges stay true.
+        // Accept-Encoding goes through libcurl's own option, which also turns decoding on: libcurl
+        // then decodes every coding it supports, offered or not (so a server that compresses
+        // although `identity` was asked for is decoded too, as URLSession does). None asked for:
+        // every encoding this libcurl supports (""). Downloads ask for `identity` (see
+        // DownloadBody), so ranges stay true.
         let encoding = fields.first { $0.name.lowercased() == "accept-encoding" }?.value ?? ""
         fields.removeAll { $0.name.lowercased() == "accept-encoding" }
         set(Int32(CCURLOPT_ACCEPT_ENCODING), encoding)

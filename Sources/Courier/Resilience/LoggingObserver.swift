@@ -18,6 +18,11 @@ import FoundationNetworking
 public struct LoggingObserver: NetworkObserver {
     /// The rule applied to every URL and header this observer writes.
     public var redaction: Redaction
+    /// Whether each attempt is logged as a `curl` command line to paste into a shell (see
+    /// ``NetworkRequest/curlCommand(on:revealingCredentials:)``; ``redactedHeaders`` and a URL's
+    /// password redacted, a body sent from a file not shown) rather than as method, URL and
+    /// headers. Default: `false`.
+    public var logsCurlCommands = false
     private let write: @Sendable (String) -> Void
 
     /// Header names (case-insensitive) whose values are never written.
@@ -53,6 +58,9 @@ public struct LoggingObserver: NetworkObserver {
 
     /// Logs the method, URL and headers of an attempt or of a redirect it follows.
     public func willSend(_ request: URLRequest, context: RequestContext) {
+        if logsCurlCommands {
+            return write("[\(context.id)#\(context.attempt)] → " + CurlCommand(request, body: nil, redaction: redaction).text)
+        }
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
         write("[\(context.id)#\(context.attempt)] → \(request.httpMethod ?? context.method.rawValue) \(request.url.map(redaction.redact) ?? "?")\(format(headers))")
     }

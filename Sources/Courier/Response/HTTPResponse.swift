@@ -52,7 +52,7 @@ extension HTTPResponse {
     /// there is none (chunked, close-delimited), when it is not one clean number, or when the
     /// body is content-encoded (it arrives decoded, so the announced length is not its length).
     var expectedContentLength: Int64 {
-        if let encoding = headers["Content-Encoding"], encoding.lowercased() != "identity" { return -1 }
+        if isContentCoded { return -1 }
         guard let value = headers["Content-Length"], let length = Int64(value), length >= 0 else { return -1 }
         return length
     }

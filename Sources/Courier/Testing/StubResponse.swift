@@ -1,6 +1,7 @@
 import Foundation
 
-/// A canned answer for a stub ``Network`` (see ``Network/init(stub:callbackQueue:maximumConcurrentRequests:)``).
+/// A canned HTTP answer for a stub ``Network``: what ``StubReply/response(_:)`` sends, and what
+/// the closure given to `Network(stub:)` returns.
 public struct StubResponse: Sendable, Hashable {
     /// The HTTP status code.
     public var statusCode: Int

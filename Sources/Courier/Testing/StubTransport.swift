@@ -3,18 +3,19 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Answers requests from a closure, delivering the events as URLSession's delegate would.
+/// Answers requests from a closure (a ``StubServer``'s rules), delivering the events as
+/// URLSession's delegate would: on the Network's delegate queue, through the registry.
 struct StubTransport: Transport {
-    let respond: @Sendable (URLRequest) -> StubResponse
+    let answer: @Sendable (URLRequest) -> StubReply
     let registry: TransferRegistry
     let delegateQueue: DispatchQueue
 
     func makeDataTask(with request: URLRequest) -> any TransportTask {
-        StubTask(request: request, transport: self)
+        StubTask(request: request, bodyFile: nil, transport: self)
     }
 
     func makeUploadTask(with request: URLRequest, fromFile file: URL) -> any TransportTask {
-        StubTask(request: request, transport: self)
+        StubTask(request: request, bodyFile: file, transport: self)
     }
 
     func cancel(_ task: any TransportTask) {
@@ -24,39 +25,110 @@ struct StubTransport: Transport {
     func invalidate() {}
 }
 
-/// One stubbed request: on `resume()` its whole answer is delivered on the delegate queue.
+/// One stubbed request. On `resume()` its reply is picked and delivered on the delegate queue:
+/// after its latency, the head, then the body chunk by chunk, then the end. Every wait is an
+/// `asyncAfter` on the delegate queue, never a sleep, so it serves other requests meanwhile.
+///
+/// After a cancel nothing more is delivered (each step checks first), and the cancel itself is
+/// confirmed at once, as URLSession's is, which frees a slot the transfer kept for the task.
 final class StubTask: TransportTask, Sendable {
     private let request: URLRequest
+    /// The file an upload is sent from: read when the request is answered (a multipart form's
+    /// temporary file is deleted when the transfer ends).
+    private let bodyFile: URL?
     private let transport: StubTransport
+    /// Completed or cancelled: nothing more may be delivered.
+    private let finished = Locked(false)
 
-    init(request: URLRequest, transport: StubTransport) {
+    init(request: URLRequest, bodyFile: URL?, transport: StubTransport) {
         self.request = request
+        self.bodyFile = bodyFile
         self.transport = transport
     }
 
     func resume() {
         transport.delegateQueue.async { [self] in
-            let registry = transport.registry
             // Like URLSession's callbacks: a task whose transfer has ended is ignored.
-            guard let transfer = registry.transfer(for: self), let url = request.url else { return }
-            let answer = transport.respond(request)
-            // Sorted by name, as heads from URLSession are, so that equal answers compare equal.
-            let fields = answer.headers.merging(["Content-Length": String(answer.body.count)]) { given, _ in given }
-                .sorted { $0.key.lowercased() < $1.key.lowercased() }.map { (name: $0.key, value: $0.value) }
-            transfer.didReceive(head: HTTPResponse(statusCode: answer.statusCode, headers: HTTPHeaders(fields), url: url))
-            if !answer.body.isEmpty, registry.transfer(for: self) != nil {
-                transfer.didReceive(data: answer.body)
+            guard liveTransfer != nil else { return }
+            var withBody = request
+            if let bodyFile { withBody.httpBody = try? Data(contentsOf: bodyFile) }
+            let sent = withBody
+            let reply = transport.answer(sent)
+            if reply.latency > 0 {
+                transport.delegateQueue.asyncAfter(deadline: .now() + reply.latency) { [self] in deliver(reply, for: sent) }
+            } else {
+                deliver(reply, for: sent)
             }
-            guard registry.transfer(for: self) != nil else { return }
-            registry.detach(self)
-            transfer.didComplete(error: nil)
         }
     }
 
-    var hasCompleted: Bool { false }
+    var hasCompleted: Bool { finished.current }
 
-    /// Like URLSession's, a cancel is confirmed by a completion (which frees a draining slot).
+    /// Like URLSession's, a cancel is confirmed by a completion report (which frees a draining
+    /// slot); it is sent even when the task had just finished by itself, as the transfer may have
+    /// started draining it in between.
     func cancel() {
+        finished.withLock { $0 = true }
         transport.delegateQueue.async { [self] in transport.registry.taskDidComplete(self) }
+    }
+
+    // MARK: - Delivery, on the delegate queue
+
+    /// The transfer the task's events go to, or `nil` once either has ended.
+    private var liveTransfer: (any ScheduledTransfer)? {
+        finished.current ? nil : transport.registry.transfer(for: self)
+    }
+
+    private func deliver(_ reply: StubReply, for sent: URLRequest) {
+        guard let transfer = liveTransfer else { return }
+        switch reply.kind {
+        case .noAnswer:
+            return
+        case let .failure(error):
+            finish(error: error)
+        case let .response(response, chunks, interval):
+            if let body = sent.httpBody, !body.isEmpty {
+                // The request body went out in one piece.
+                transfer.didSend(totalBytesSent: Int64(body.count), totalBytesExpectedToSend: Int64(body.count))
+            }
+            guard let url = sent.url else { return finish(error: URLError(.badServerResponse)) }
+            // Sorted by name, as heads from URLSession are, so that equal answers compare equal.
+            let fields = Self.headers(of: response).sorted { $0.key.lowercased() < $1.key.lowercased() }
+                .map { (name: $0.key, value: $0.value) }
+            liveTransfer?.didReceive(head: HTTPResponse(statusCode: response.statusCode, headers: HTTPHeaders(fields), url: url))
+            // A HEAD response has no body, whatever the reply says.
+            send(sent.httpMethod == "HEAD" ? [] : chunks, from: 0, interval: interval)
+        }
+    }
+
+    /// Delivers `chunks[index...]`, `interval` seconds apart, then the end. Without an interval
+    /// all in one go, with no closure made: this is the path Courier's overhead is measured on.
+    private func send(_ chunks: [Data], from index: Int, interval: TimeInterval) {
+        var index = index
+        while let transfer = liveTransfer {
+            guard index < chunks.count else { return finish(error: nil) }
+            if !chunks[index].isEmpty { transfer.didReceive(data: chunks[index]) }
+            index += 1
+            if interval > 0, index < chunks.count {
+                let next = index
+                transport.delegateQueue.asyncAfter(deadline: .now() + interval) { [self] in send(chunks, from: next, interval: interval) }
+                return
+            }
+        }
+    }
+
+    /// Reports the end, once.
+    private func finish(error: (any Error)?) {
+        let first = finished.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        if first { transport.registry.complete(self, error: error) }
+    }
+
+    /// The reply's headers, with a `Content-Length` of its body unless it names its framing.
+    private static func headers(of response: StubResponse) -> [String: String] {
+        let framed = response.headers.keys.contains { ["content-length", "transfer-encoding"].contains($0.lowercased()) }
+        return framed ? response.headers : response.headers.merging(["Content-Length": String(response.body.count)]) { given, _ in given }
     }
 }

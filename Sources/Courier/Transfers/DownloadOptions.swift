@@ -17,4 +17,15 @@ public struct DownloadOptions: OptionSet, Sendable, Hashable {
     /// Create the destination's folder (and its parents) if missing. Without it a missing folder
     /// fails the download with ``NetworkError/fileSystem(_:_:)``.
     public static let createDirectories = DownloadOptions(rawValue: 1 << 2)
+    /// Resume a `.partial` file only for the very URL it was recorded for, query included.
+    ///
+    /// Without it, a partial file recorded with a strong `ETag` is resumed for any URL of the
+    /// same scheme, host, port and path, so that a pre-signed URL (S3, GCS, a CDN token), whose
+    /// query changes every time it is issued, still resumes; `If-Range` with that `ETag` makes
+    /// the server send the whole file (`200`, and the download starts over) if it is not the
+    /// same entity. (A partial file recorded with only `Last-Modified`, or a weak `ETag`, resumes
+    /// for its exact URL alone: two files a query tells apart may share a date.) Use this option
+    /// where the query selects a different file (`?id=…`) and the server's `ETag`s might not
+    /// tell them apart.
+    public static let requireSameURL = DownloadOptions(rawValue: 1 << 3)
 }

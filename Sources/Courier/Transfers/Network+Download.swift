@@ -7,8 +7,10 @@ extension Network {
     /// The bytes go to `<destination>.partial`; only a complete body with an accepted status is
     /// moved to `destination` (atomically). After a cancel, a deadline, a lost connection or a
     /// disk error, the partial file and its sidecar `<destination>.partial.json` stay, and the
-    /// next download to the same destination — even from another process — asks the server for
-    /// the rest only (`Range` + `If-Range`), starting over cleanly if the file changed.
+    /// next download of the same resource (scheme, host, port and path: a re-signed query still
+    /// matches, unless ``DownloadOptions/requireSameURL``) to the same destination — even from
+    /// another process — asks the server for the rest only (`Range` + `If-Range`), starting over
+    /// cleanly if the file changed.
     ///
     /// - Parameters:
     ///   - request: What to fetch. Its `timeout` is the overall deadline, as for any request:

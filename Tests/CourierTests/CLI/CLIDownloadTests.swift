@@ -114,4 +114,28 @@ final class CLIDownloadTests: CLITestCase {
         XCTAssertTrue(result.stderrText.contains("1 of 2 files downloaded"), result.stderrText)
         XCTAssertEqual(fileNames(in: folder), ["good.bin"], "an error page is never saved as the file")
     }
+
+    func testAGzipServedTextFileIsSavedAsTheServerMeantIt() throws {
+        let server = try makeServer()
+        // A server that compresses although the tool asks for `identity`.
+        server.route("/notes.txt") { _, writer in
+            writer.respond(status: 200, headers: ["Content-Encoding": "gzip", "Content-Type": "text/plain", "ETag": "\"t\""],
+                           body: Gzip.fixture)
+        }
+        let url = server.url("/notes.txt").absoluteString
+        let folder = try makeTemporaryDirectory()
+
+        let downloaded = try courier("download", url, in: folder)
+        XCTAssertEqual(downloaded.status, 0, downloaded.stderrText)
+        XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent("notes.txt"), encoding: .utf8), Gzip.fixtureText)
+
+        let saved = try courier(url, "-o", folder.appendingPathComponent("saved.txt").path)
+        XCTAssertEqual(saved.status, 0, saved.stderrText)
+        XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent("saved.txt"), encoding: .utf8), Gzip.fixtureText)
+
+        let printed = try courier(url)
+        XCTAssertEqual(printed.status, 0, printed.stderrText)
+        XCTAssertEqual(printed.stdoutText, Gzip.fixtureText)
+        XCTAssertEqual(fileNames(in: folder), ["notes.txt", "saved.txt"], "no partial file or sidecar left")
+    }
 }

@@ -102,6 +102,43 @@ final class ValidationTests: XCTestCase {
         XCTAssertTrue(description.contains("<!DOCTYPE html>"), description)
     }
 
+    func testADownloadKeepsTheErrorItsValidationThrew() throws {
+        let server = try makeServerWithTypes()
+        let folder = try makeTemporaryDirectory()
+        let destination = folder.appendingPathComponent("post.json")
+        let network = makeNetwork()
+        let request = Request<Data>.get(typedURL(server, type: "text/html")).accepting(contentTypes: ["application/json"])
+        guard case let .unexpectedContentType(expected, response)? = networkError(
+            network.downloadSynchronously(request, to: destination, timeout: 30)) else {
+            return XCTFail("expected unexpectedContentType")
+        }
+        XCTAssertEqual(expected, ["application/json"])
+        XCTAssertEqual(response.statusCode, 200)
+        XCTAssertEqual(response.text, Self.htmlPage, "the page the validation refused, body and all")
+        XCTAssertEqual(fileNames(in: folder), [], "nothing written")
+
+        // A status refusal is still httpStatus, with the page.
+        guard case let .httpStatus(refused)? = networkError(network.downloadSynchronously(
+            Request<Data>.get(typedURL(server, type: "text/html", code: 503)), to: destination, timeout: 30)) else {
+            return XCTFail("expected httpStatus")
+        }
+        XCTAssertEqual(refused.statusCode, 503)
+        XCTAssertEqual(refused.text, Self.htmlPage)
+
+        // An error of the request's own making is delivered as it is, as for an in-memory body.
+        struct Refusal: Error, Equatable { let status: Int }
+        struct OwnRules: NetworkRequest {
+            typealias Output = Data
+            let url: URL
+            func makeURL() throws -> URL { url }
+            func validate(_ response: HTTPResponse) throws { throw Refusal(status: response.statusCode) }
+        }
+        let own = network.downloadSynchronously(OwnRules(url: typedURL(server, type: "text/html")), to: destination, timeout: 30)
+        guard case let .failure(error) = own else { return XCTFail("expected a failure") }
+        XCTAssertEqual(error as? Refusal, Refusal(status: 200))
+        XCTAssertEqual(fileNames(in: folder), [])
+    }
+
     func testMediaTypeMatching() throws {
         let server = try makeServerWithTypes()
         let network = makeNetwork()

@@ -156,6 +156,88 @@ final class DownloadTests: XCTestCase {
         XCTAssertNotNil(server.receivedRequests.last?.header("Range"), "the second call resumed")
     }
 
+    func testAReSignedURLResumesAndTheValidatorDecides() throws {
+        let server = try makeServer()
+        let resource = Resource(randomBytes(1_000_000, seed: 32), etag: "\"s1\"")
+        // The first and third requests stop part-way, where the client cancels (a stop at the
+        // end of the resource, as for the second, stops nothing).
+        serve(resource, at: "/presigned", on: server, stoppingAt: [200_000, 1_000_000, 300_000])
+        let folder = try makeTemporaryDirectory()
+        let destination = folder.appendingPathComponent("presigned.bin")
+        let network = makeNetwork()
+        func signed(_ signature: String) -> URL { server.url("/presigned?sig=\(signature)&expires=1") }
+
+        guard case .cancelled? = networkError(downloadAndCancel(signed("A"), to: destination, after: 200_000, on: network)) else {
+            return XCTFail("expected cancelled")
+        }
+        // Issued again with another signature: the same resource, so the rest is asked for.
+        XCTAssertNoThrow(try network.downloadSynchronously(Request<Data>.get(signed("B")), to: destination, timeout: 30).get())
+        let resumed = try XCTUnwrap(server.receivedRequests.last)
+        XCTAssertEqual(resumed.query, "sig=B&expires=1")
+        XCTAssertEqual(resumed.header("Range"), "bytes=200000-")
+        XCTAssertEqual(resumed.header("If-Range"), "\"s1\"")
+        XCTAssertEqual(try Data(contentsOf: destination), resource.current.0)
+        XCTAssertEqual(fileNames(in: folder), ["presigned.bin"])
+
+        // With .requireSameURL only the very same URL resumes: another signature starts over.
+        try FileManager.default.removeItem(at: destination)
+        guard case .cancelled? = networkError(downloadAndCancel(signed("C"), to: destination, after: 300_000, on: network)) else {
+            return XCTFail("expected cancelled")
+        }
+        XCTAssertEqual(fileNames(in: folder), ["presigned.bin.partial", "presigned.bin.partial.json"])
+        XCTAssertNoThrow(try network.downloadSynchronously(Request<Data>.get(signed("D")), to: destination,
+                                                           options: .requireSameURL, timeout: 30).get())
+        XCTAssertNil(server.receivedRequests.last?.header("Range"))
+        XCTAssertEqual(try Data(contentsOf: destination), resource.current.0)
+        XCTAssertEqual(fileNames(in: folder), ["presigned.bin"])
+    }
+
+    func testAReSignedURLOfAChangedFileStartsOverCleanly() throws {
+        let server = try makeServer()
+        let resource = Resource(randomBytes(800_000, seed: 33), etag: "\"old\"")
+        serve(resource, at: "/presigned", on: server, stoppingAt: [250_000])
+        let folder = try makeTemporaryDirectory()
+        let destination = folder.appendingPathComponent("changed.bin")
+        let network = makeNetwork()
+        guard case .cancelled? = networkError(downloadAndCancel(server.url("/presigned?sig=A"), to: destination, after: 250_000, on: network)) else {
+            return XCTFail("expected cancelled")
+        }
+        let replacement = randomBytes(600_000, seed: 34)
+        resource.replace(with: replacement, etag: "\"new\"")
+        XCTAssertNoThrow(try network.downloadSynchronously(Request<Data>.get(server.url("/presigned?sig=B")), to: destination, timeout: 30).get())
+        let last = try XCTUnwrap(server.receivedRequests.last)
+        XCTAssertEqual(last.header("Range"), "bytes=250000-", "asked for the rest")
+        XCTAssertEqual(last.header("If-Range"), "\"old\"", "of the entity the bytes came from")
+        XCTAssertEqual(try Data(contentsOf: destination), replacement, "the 200 with the new entity replaced them")
+        XCTAssertEqual(fileNames(in: folder), ["changed.bin"])
+    }
+
+    func testAnotherResourceOrAWeakValidatorIsNeverResumedForAnotherURL() throws {
+        let server = try makeServer()
+        let content = randomBytes(100_000, seed: 35)
+        serve(Resource(content, etag: "\"p\""), at: "/other", on: server)
+        serve(Resource(content, etag: "\"p\""), at: "/p", on: server)
+        let folder = try makeTemporaryDirectory()
+        let destination = folder.appendingPathComponent("p.bin")
+        let network = makeNetwork()
+        // Partial files recorded for another path, another host and another port of the same
+        // content; and for another query with a validator that cannot tell files apart (a date,
+        // a weak tag).
+        let records = [(server.url("/p-old?sig=1").absoluteString, #""p""#), ("http://localhost:\(server.port)/p", #""p""#),
+                       ("http://127.0.0.1:\(TestServer.unusedPort())/p", #""p""#),
+                       (server.url("/p?sig=1").absoluteString, ResponseWriter.lastModified),
+                       (server.url("/p?sig=1").absoluteString, #"W/"p""#)]
+        for (recorded, validator) in records {
+            try Data(repeating: 0, count: 5000).write(to: URL(fileURLWithPath: destination.path + ".partial"))
+            let record = try JSONSerialization.data(withJSONObject: ["bytes": 5000, "url": recorded, "validator": validator])
+            try record.write(to: URL(fileURLWithPath: destination.path + ".partial.json"))
+            XCTAssertNoThrow(try network.downloadSynchronously(Request<Data>.get(server.url("/p?sig=2")), to: destination,
+                                                               options: .replaceExisting, timeout: 30).get())
+            XCTAssertNil(server.receivedRequests.last?.header("Range"), recorded)
+            XCTAssertEqual(try Data(contentsOf: destination), content)
+        }
+    }
+
     func testAChangedFileStartsOverCleanly() throws {
         let server = try makeServer()
         let resource = Resource(randomBytes(1_000_000, seed: 1), etag: "\"old\"")
