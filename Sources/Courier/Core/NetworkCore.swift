@@ -41,8 +41,8 @@ final class NetworkCore: Sendable {
     let maximumResponseSize = Locked<Int64>(100 << 20)
     let maximumRedirects = Locked(10)
     /// A setting the engine cannot honour (say, TLS options on URLSession): every request fails
-    /// with it rather than run without it.
-    let unsupportedSetting: String?
+    /// with this error rather than run without it.
+    let unsupportedSetting: NetworkError?
     let coders = Locked(SharedCoders(encoder: JSONEncoder(), decoder: JSONDecoder()))
 
     var observers: [any NetworkObserver] { observerList.withLock { $0 } }
@@ -61,7 +61,7 @@ final class NetworkCore: Sendable {
             try RequestTimeout.check(request.timeout)
             var urlRequest = try request.makeURLRequest()
             try defaults.withLock { $0 }.apply(to: &urlRequest)
-            if let unsupportedSetting { throw NetworkError.transport(URLError(.secureConnectionFailed, userInfo: [NSLocalizedDescriptionKey: unsupportedSetting])) }
+            if let unsupportedSetting { throw unsupportedSetting }
             guard let url = urlRequest.url else { throw NetworkError.invalidURL("the request has no URL") }
             try URLValidation.check(url)
             return .success(urlRequest)
@@ -118,7 +118,7 @@ final class NetworkCore: Sendable {
     }
 
     /// A core over a URLSession made from `configuration`, whose one delegate feeds the registry.
-    convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int, unsupportedSetting: String? = nil) {
+    convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int, unsupportedSetting: NetworkError? = nil) {
         self.init(maximumConcurrentRequests: maximumConcurrentRequests, unsupportedSetting: unsupportedSetting) { registry, delegateQueue in
             URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry),
                        delegateQueue: BoundedDelegateQueue(underlying: delegateQueue))
@@ -126,7 +126,7 @@ final class NetworkCore: Sendable {
     }
 
     /// A core over the transport `makeTransport` builds around the registry and delegate queue.
-    init(maximumConcurrentRequests: Int, unsupportedSetting: String? = nil,
+    init(maximumConcurrentRequests: Int, unsupportedSetting: NetworkError? = nil,
          makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
         self.unsupportedSetting = unsupportedSetting
         delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)
