@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 
 /// What the curl engine takes from a `URLSessionConfiguration` (see Docs/Engines.md for the
-/// full list of what each engine honours), plus its TLS options.
+/// full list of what each engine honours; `connectionProxyDictionary` is read by ``CurlProxies``),
+/// plus its TLS options.
 struct CurlSettings: Sendable {
     /// `httpAdditionalHeaders`, sent with every request unless the request sets the same header.
     let additionalHeaders: [(name: String, value: String)]
@@ -14,6 +15,9 @@ struct CurlSettings: Sendable {
     let maximumConnectionsPerHost: Int
     /// `httpCookieStorage` when `httpShouldSetCookies` and the accept policy allow cookies.
     private let cookies: CookieJar?
+    /// `connectionProxyDictionary`'s HTTP and HTTPS proxies; `nil` leaves libcurl to read the
+    /// environment's `http_proxy`, `https_proxy` and `no_proxy`.
+    let proxies: CurlProxies?
     let tls: TLSOptions
 
     init(configuration: URLSessionConfiguration, tls: TLSOptions) {
@@ -29,6 +33,7 @@ struct CurlSettings: Sendable {
         } else {
             cookies = nil
         }
+        proxies = CurlProxies(configuration.connectionProxyDictionary)
         self.tls = tls
     }
 

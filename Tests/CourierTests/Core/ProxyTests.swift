@@ -1,0 +1,64 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// The curl engine sends requests through the proxies a configuration's
+/// `connectionProxyDictionary` names. The loopback server plays the proxy: a plain-http request
+/// through a proxy is an ordinary request whose target is the absolute URL, so the server sees
+/// the origin's name in `Host`, a name that could never have been reached directly.
+final class ProxyTests: XCTestCase {
+    /// Resolves nowhere (RFC 6761): a request for it succeeds only through a proxy.
+    private let origin = URL(string: "http://origin.invalid/hello?x=1")!
+
+    private func makeProxy() throws -> TestServer {
+        let proxy = try makeServer()
+        proxy.route("/hello") { request, writer in
+            writer.respond(status: 200, text: "proxied for \(request.header("Host") ?? "?")")
+        }
+        return proxy
+    }
+
+    /// A curl-engine network whose configuration names `proxies`; skips where libcurl cannot be loaded.
+    private func curlNetwork(proxies: [AnyHashable: Any]) throws -> Network {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.connectionProxyDictionary = proxies
+        let network = Network(configuration: configuration, callbackQueue: DispatchQueue(label: "test.callbacks"), engine: .curl)
+        network.retryPolicy = .none
+        addTeardownBlock { network.cancelAll() }
+        guard network.engine == .curl else { throw XCTSkip("the curl engine cannot be used here") }
+        return network
+    }
+
+    func testPlainHTTPGoesThroughTheHTTPProxy() throws {
+        let proxy = try makeProxy()
+        for proxies: [AnyHashable: Any] in [
+            ["HTTPEnable": 1, "HTTPProxy": "127.0.0.1", "HTTPPort": proxy.port],
+            // As curl's -x takes it: a URL with its port.
+            ["HTTPProxy": "http://127.0.0.1:\(proxy.port)"],
+        ] {
+            let network = try curlNetwork(proxies: proxies)
+            XCTAssertEqual(try result(of: Request<Data>.get(origin).string(), on: network)?.get(), "proxied for origin.invalid")
+            let seen = try XCTUnwrap(proxy.receivedRequests.last)
+            XCTAssertEqual(seen.path, "/hello")
+            XCTAssertEqual(seen.query, "x=1")
+        }
+        XCTAssertEqual(proxy.requestCount, 2)
+    }
+
+    func testADisabledProxyOrOneForTheOtherSchemeIsNotUsed() throws {
+        let proxy = try makeProxy()
+        for proxies: [AnyHashable: Any] in [
+            ["HTTPEnable": false, "HTTPProxy": "127.0.0.1", "HTTPPort": proxy.port],
+            ["HTTPSEnable": 1, "HTTPSProxy": "127.0.0.1", "HTTPSPort": proxy.port],
+        ] {
+            let network = try curlNetwork(proxies: proxies)
+            let error = networkError(result(of: Request<Data>.get(origin), on: network))
+            guard case let .transport(urlError)? = error else { return XCTFail("expected an unknown host, got \(String(describing: error))") }
+            XCTAssertEqual(urlError.code, .cannotFindHost)
+        }
+        XCTAssertEqual(proxy.connectionCount, 0)
+    }
+}
