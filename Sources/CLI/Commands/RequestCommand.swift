@@ -7,7 +7,7 @@ struct RequestCommand {
     let console: Console
 
     func run() -> ExitCode {
-        let session = Session(plan.settings)
+        let session = Session(plan.settings, console: console)
         if let output = plan.output { return save(to: output, session: session) }
 
         let style = ProgressStyle.choose(plan.settings, stderrIsTerminal: console.stderrIsTerminal, keepsBars: false)

@@ -68,6 +68,6 @@ struct RequestPlan: Sendable {
         self.body = body?.body
         self.output = options.output.map { URL(fileURLWithPath: $0) }
         self.includeHeaders = options.includeHeaders || method == .head
-        self.settings = Settings(options)
+        self.settings = try Settings(options)
     }
 }
