@@ -6,14 +6,6 @@ import XCTest
 final class CLIProxyTests: CLITestCase {
     private let origin = "http://\(ProxyTests.originHost)/hello"
 
-    private func makeProxy() throws -> TestServer {
-        let proxy = try makeServer()
-        proxy.route("/hello") { request, writer in
-            writer.respond(status: 200, text: "proxied for \(request.header("Host") ?? "?")")
-        }
-        return proxy
-    }
-
     func testProxyOption() throws {
         let proxy = try makeProxy()
         for address in ["http://127.0.0.1:\(proxy.port)", "127.0.0.1:\(proxy.port)"] {

@@ -10,13 +10,6 @@ final class CLITLSTests: CLITestCase {
         super.tearDown()
     }
 
-    private var certificates: TLSCertificates {
-        get throws { try TLSFixture.shared().certificates }
-    }
-
-    private func server(_ kind: TLSFixture.Server = .open) throws -> TLSTestServer {
-        try TLSFixture.shared().server(kind)
-    }
 
     /// Runs `courier --engine curl arguments… URL`, asserts its exit status is `expected` and, if
     /// curl is installed, that `curl -s -o /dev/null arguments… URL` exits the same way.
@@ -34,22 +27,22 @@ final class CLITLSTests: CLITestCase {
     }
 
     func testAnUntrustedServerExits60() throws {
-        let result = try assertExit(60, [], server: server())
+        let result = try assertExit(60, [], server: tlsServer())
         XCTAssertTrue(result.stderrText.contains("the certificate of 127.0.0.1 is not trusted"), result.stderrText)
         XCTAssertEqual(result.stdout, Data())
     }
 
     func testCACertOrInsecureModeLetTheRequestThrough() throws {
-        let server = try server()
-        for arguments in [["--cacert", try certificates.authority.path], ["-k"], ["--insecure"]] {
+        let server = try tlsServer()
+        for arguments in [["--cacert", try tlsCertificates.authority.path], ["-k"], ["--insecure"]] {
             let result = try assertExit(0, arguments, server: server)
             XCTAssertEqual(result.stdoutText, TLSTestServer.body, "\(arguments)")
         }
     }
 
     func testPinnedPublicKeys() throws {
-        let certificates = try certificates
-        let server = try server()
+        let certificates = try tlsCertificates
+        let server = try tlsServer()
         let trust = ["--cacert", certificates.authority.path]
         try assertExit(0, trust + ["--pinnedpubkey", certificates.serverPin], server: server)
         try assertExit(0, trust + ["--pinnedpubkey", TLSCertificates.otherPin + ";" + certificates.serverPin], server: server)
@@ -60,9 +53,9 @@ final class CLITLSTests: CLITestCase {
     }
 
     func testClientCertificates() throws {
-        let certificates = try certificates
+        let certificates = try tlsCertificates
         let trust = ["--cacert", certificates.authority.path]
-        let server = try server(.clientCertificateRequired)
+        let server = try tlsServer(.clientCertificateRequired)
         let accepted = try assertExit(0, trust + ["--cert", certificates.clientCertificate.path,
                                                   "--key", certificates.clientKey.path], server: server)
         XCTAssertEqual(accepted.stdoutText, TLSTestServer.body)
@@ -71,7 +64,7 @@ final class CLITLSTests: CLITestCase {
         // Refused for want of a certificate: TLS 1.3 says so after the handshake (56), TLS 1.2 in it (35).
         let refused = try assertExit(56, trust, server: server)
         XCTAssertTrue(refused.stderrText.contains("TLS handshake with 127.0.0.1 failed"), refused.stderrText)
-        try assertExit(35, trust, server: self.server(.clientCertificateRequiredTLS12))
+        try assertExit(35, trust, server: tlsServer(.clientCertificateRequiredTLS12))
 
         // A key that is not the certificate's: nothing is sent.
         let unusable = try assertExit(58, trust + ["--cert", certificates.clientCertificate.path,
@@ -80,13 +73,13 @@ final class CLITLSTests: CLITestCase {
     }
 
     func testAnUnreadableCAFileExits77() throws {
-        let missing = try certificates.folder.appendingPathComponent("missing-ca.pem").path
-        let result = try assertExit(77, ["--cacert", missing], server: server())
+        let missing = try tlsCertificates.folder.appendingPathComponent("missing-ca.pem").path
+        let result = try assertExit(77, ["--cacert", missing], server: tlsServer())
         XCTAssertTrue(result.stderrText.contains("cannot read the --cacert file"), result.stderrText)
     }
 
     func testEngineOptionBeatsTheEnvironment() throws {
-        let result = try start(["--engine", "curl", "-k", try server().url.absoluteString],
+        let result = try start(["--engine", "curl", "-k", try tlsServer().url.absoluteString],
                                environment: ["COURIER_ENGINE": "urlsession"]).finish()
         XCTAssertEqual(result.status, 0, result.stderrText)
         XCTAssertEqual(result.stdoutText, TLSTestServer.body)

@@ -15,23 +15,11 @@ final class ProxyTests: XCTestCase {
     static let originHost = String(repeating: "a", count: 70) + ".invalid"
     private let origin = URL(string: "http://\(ProxyTests.originHost)/hello?x=1")!
 
-    private func makeProxy() throws -> TestServer {
-        let proxy = try makeServer()
-        proxy.route("/hello") { request, writer in
-            writer.respond(status: 200, text: "proxied for \(request.header("Host") ?? "?")")
-        }
-        return proxy
-    }
-
-    /// A curl-engine network whose configuration names `proxies`; skips where libcurl cannot be loaded.
+    /// A curl-engine network whose configuration names `proxies`.
     private func curlNetwork(proxies: [AnyHashable: Any]) throws -> Network {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.connectionProxyDictionary = proxies
-        let network = Network(configuration: configuration, callbackQueue: DispatchQueue(label: "test.callbacks"), engine: .curl)
-        network.retryPolicy = .none
-        addTeardownBlock { network.cancelAll() }
-        guard network.engine == .curl else { throw XCTSkip("the curl engine cannot be used here") }
-        return network
+        return try makeCurlNetwork(configuration: configuration)
     }
 
     func testPlainHTTPGoesThroughTheHTTPProxy() throws {

@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 import XCTest
 
-/// `TLSOptions` against a real TLS server on loopback, with certificates made for each test, and
+/// `TLSOptions` against a real TLS server on loopback, with certificates made at test time, and
 /// the `NetworkError.tls` case that says which check failed.
 final class TLSTests: XCTestCase {
     override class func tearDown() {
@@ -13,23 +13,6 @@ final class TLSTests: XCTestCase {
         super.tearDown()
     }
 
-    private var certificates: TLSCertificates {
-        get throws { try TLSFixture.shared().certificates }
-    }
-
-    private func server(_ kind: TLSFixture.Server = .open) throws -> TLSTestServer {
-        try TLSFixture.shared().server(kind)
-    }
-
-    /// A curl-engine network with `tls`; skips where libcurl cannot be loaded.
-    private func curlNetwork(_ tls: TLSOptions) throws -> Network {
-        let network = Network(configuration: .ephemeral, callbackQueue: DispatchQueue(label: "test.callbacks"),
-                              engine: .curl, tls: tls)
-        network.retryPolicy = .none
-        addTeardownBlock { network.cancelAll() }
-        guard network.engine == .curl else { throw XCTSkip("the curl engine cannot be used here") }
-        return network
-    }
 
     private func body(of url: URL, on network: Network, file: StaticString = #filePath, line: UInt = #line) -> String? {
         let outcome = result(of: Request<Data>.get(url).string(), on: network, file: file, line: line)
@@ -54,7 +37,7 @@ final class TLSTests: XCTestCase {
     // MARK: - The server's certificate
 
     func testAServerNoTrustedAuthorityVouchesForIsUntrustedOnEitherEngine() throws {
-        let server = try server()
+        let server = try tlsServer()
         let network = makeNetwork()
         let failure = tlsFailure(of: server.url, on: network)
         XCTAssertEqual(failure?.0, .untrustedCertificate)
@@ -65,38 +48,38 @@ final class TLSTests: XCTestCase {
     }
 
     func testCertificateAuthoritiesMakeTheServerTrusted() throws {
-        let certificates = try certificates
-        let server = try server()
-        let network = try curlNetwork(TLSOptions(certificateAuthorities: certificates.authority))
+        let certificates = try tlsCertificates
+        let server = try tlsServer()
+        let network = try makeCurlNetwork(tls: TLSOptions(certificateAuthorities: certificates.authority))
         XCTAssertEqual(body(of: server.url, on: network), TLSTestServer.body)
     }
 
     func testACertificateForAnotherHostNameIsUntrusted() throws {
-        let certificates = try certificates
-        let server = try server()
-        let network = try curlNetwork(TLSOptions(certificateAuthorities: certificates.authority))
+        let certificates = try tlsCertificates
+        let server = try tlsServer()
+        let network = try makeCurlNetwork(tls: TLSOptions(certificateAuthorities: certificates.authority))
         // The certificate names 127.0.0.1, not localhost.
         let url = try XCTUnwrap(URL(string: "https://localhost:\(server.port)/hello"))
         XCTAssertEqual(tlsFailure(of: url, on: network)?.0, .untrustedCertificate)
     }
 
     func testInsecureModeSkipsVerification() throws {
-        let server = try server()
-        let network = try curlNetwork(TLSOptions(allowsInsecureConnections: true))
+        let server = try tlsServer()
+        let network = try makeCurlNetwork(tls: TLSOptions(allowsInsecureConnections: true))
         XCTAssertEqual(body(of: server.url, on: network), TLSTestServer.body)
     }
 
     // MARK: - Pinned keys
 
     func testAMatchingPinPassesAndAnyOtherFails() throws {
-        let certificates = try certificates
-        let server = try server()
-        let pinned = try curlNetwork(TLSOptions(certificateAuthorities: certificates.authority,
+        let certificates = try tlsCertificates
+        let server = try tlsServer()
+        let pinned = try makeCurlNetwork(tls: TLSOptions(certificateAuthorities: certificates.authority,
                                                 pinnedPublicKeys: [TLSCertificates.otherPin, certificates.serverPin]))
         XCTAssertEqual(body(of: server.url, on: pinned), TLSTestServer.body)
 
         // Pinning holds even where the certificate itself is not checked.
-        let mismatched = try curlNetwork(TLSOptions(pinnedPublicKeys: [TLSCertificates.otherPin],
+        let mismatched = try makeCurlNetwork(tls: TLSOptions(pinnedPublicKeys: [TLSCertificates.otherPin],
                                                     allowsInsecureConnections: true))
         XCTAssertEqual(tlsFailure(of: server.url, on: mismatched)?.0, .pinnedKeyMismatch)
     }
@@ -104,43 +87,43 @@ final class TLSTests: XCTestCase {
     // MARK: - Client certificates
 
     func testAClientCertificateIsSentWhenTheServerRequiresOne() throws {
-        let certificates = try certificates
-        let server = try server(.clientCertificateRequired)
-        let network = try curlNetwork(TLSOptions(certificateAuthorities: certificates.authority,
+        let certificates = try tlsCertificates
+        let server = try tlsServer(.clientCertificateRequired)
+        let network = try makeCurlNetwork(tls: TLSOptions(certificateAuthorities: certificates.authority,
                                                  clientCertificate: certificates.clientCertificate,
                                                  clientKey: certificates.clientKey))
         XCTAssertEqual(body(of: server.url, on: network), TLSTestServer.body)
     }
 
     func testAServerRefusingUsForWantOfACertificateIsAFailedHandshake() throws {
-        let network = try curlNetwork(TLSOptions(certificateAuthorities: certificates.authority))
+        let network = try makeCurlNetwork(tls: TLSOptions(certificateAuthorities: tlsCertificates.authority))
         // TLS 1.3 refuses with an alert after the handshake (libcurl: 56), TLS 1.2 during it (35).
         for kind in [TLSFixture.Server.clientCertificateRequired, .clientCertificateRequiredTLS12] {
-            let failure = tlsFailure(of: try server(kind).url, on: network)
+            let failure = tlsFailure(of: try tlsServer(kind).url, on: network)
             XCTAssertEqual(failure?.0, .handshakeFailed, "\(kind)")
             XCTAssertTrue(failure?.1.localizedDescription.contains("alert") ?? false, "\(String(describing: failure))")
         }
     }
 
     func testAnUnusableClientCertificateIsReportedAsSuch() throws {
-        let certificates = try certificates
-        let server = try server(.clientCertificateRequired)
+        let certificates = try tlsCertificates
+        let server = try tlsServer(.clientCertificateRequired)
         let garbage = certificates.folder.appendingPathComponent("garbage.pem")
         try Data("not a certificate\n".utf8).write(to: garbage)
         for (certificate, key) in [(garbage, certificates.clientKey),
                                    (certificates.folder.appendingPathComponent("missing.pem"), certificates.clientKey),
                                    // A key that is not the certificate's.
                                    (certificates.clientCertificate, certificates.serverKey)] {
-            let network = try curlNetwork(TLSOptions(certificateAuthorities: certificates.authority,
+            let network = try makeCurlNetwork(tls: TLSOptions(certificateAuthorities: certificates.authority,
                                                      clientCertificate: certificate, clientKey: key))
             XCTAssertEqual(tlsFailure(of: server.url, on: network)?.0, .unusableClientCertificate, certificate.lastPathComponent)
         }
     }
 
     func testAnUnreadableAuthoritiesFileIsReportedAsSuch() throws {
-        let certificates = try certificates
-        let server = try server()
-        let network = try curlNetwork(TLSOptions(certificateAuthorities: certificates.folder.appendingPathComponent("missing.pem")))
+        let certificates = try tlsCertificates
+        let server = try tlsServer()
+        let network = try makeCurlNetwork(tls: TLSOptions(certificateAuthorities: certificates.folder.appendingPathComponent("missing.pem")))
         XCTAssertEqual(tlsFailure(of: server.url, on: network)?.0, .unreadableCertificateAuthorities)
     }
 
@@ -161,7 +144,7 @@ final class TLSTests: XCTestCase {
     }
 
     func testTLSFailuresAreNotRetried() throws {
-        let server = try server()
+        let server = try tlsServer()
         let network = makeNetwork(retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: 0))
         struct AttemptCounter: NetworkObserver {
             let attempts: Box<Int>

@@ -61,6 +61,18 @@ final class TLSFixture: Sendable {
     }
 }
 
+extension XCTestCase {
+    /// The certificates of the running class's ``TLSFixture``.
+    var tlsCertificates: TLSCertificates {
+        get throws { try TLSFixture.shared().certificates }
+    }
+
+    /// A server of the running class's ``TLSFixture``.
+    func tlsServer(_ kind: TLSFixture.Server = .open) throws -> TLSTestServer {
+        try TLSFixture.shared().server(kind)
+    }
+}
+
 /// Certificates made with the `openssl` command, in a folder: a CA and a
 /// server certificate it signed for `127.0.0.1` (subjectAltName `IP:127.0.0.1`), and a second CA
 /// with a client certificate it signed, for servers that require one.
