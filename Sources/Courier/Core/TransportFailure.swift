@@ -85,7 +85,7 @@ enum TransportFailure {
         // TLS: the codes curl's own exit statuses are.
         case 60: return .tls(.untrustedCertificate, error)          // peer failed verification
         case 90: return .tls(.pinnedKeyMismatch, error)
-        case 58: return .tls(.unusableClientCertificate, error)     // SSL certificate problem (ours)
+        case 58: return .tls(.unusableClientCertificate, error)     // our client certificate or key
         case 77: return .tls(.unreadableCertificateAuthorities, error)
         case 35: return .tls(.handshakeFailed, error)
         // A TLS 1.3 server refuses a client certificate after the handshake, with an alert

@@ -14,7 +14,7 @@ import Foundation
 /// (as it replaces the system's proxies on Apple platforms); `no_proxy` still applies. Without
 /// one (the default) libcurl reads `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy`.
 struct CurlProxies: Sendable {
-    struct Proxy: Sendable, Equatable {
+    struct Proxy: Sendable {
         /// What `CURLOPT_PROXY` gets: a host name, an address (IPv6 in brackets), or a URL.
         let host: String
         let port: Int?

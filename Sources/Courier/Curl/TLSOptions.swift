@@ -49,7 +49,7 @@ public struct TLSOptions: Sendable, Hashable {
 
     /// What every request of a URLSession network given customised options fails with.
     static let unsupportedByURLSession = NetworkError.tls(.unsupportedByEngine, URLError(.secureConnectionFailed, userInfo: [
-        NSLocalizedDescriptionKey: "TLSOptions need the curl engine (URLSession has no TLS control on Linux)",
+        NSLocalizedDescriptionKey: "TLSOptions need the curl engine: the URLSession engine cannot apply them",
     ]))
 
     func apply(to easy: OpaquePointer, failure: inout Int32) {
