@@ -29,7 +29,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case readError = 26
     /// `--timeout` passed, or the connection stalled.
     case timedOut = 28
-    /// The TLS handshake failed.
+    /// The TLS handshake failed, or the server refused the session during it.
     case tlsFailed = 35
     /// Redirects went round in circles.
     case tooManyRedirects = 47
@@ -38,13 +38,20 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     /// The body is larger than `--max-filesize`, or too large to hold in memory for stdout (the
     /// library's limit; `-o` streams it).
     case tooLarge = 63
-    /// Any other network failure: the connection was reset while receiving, and so on.
+    /// Any other network failure: the connection was reset while receiving, a TLS 1.3 server
+    /// refused the client certificate after the handshake, and so on.
     case networkFailure = 56
+    /// The client certificate or key (`--cert`, `--key`) cannot be used.
+    case badClientCertificate = 58
     /// The server's certificate could not be verified.
     case badCertificate = 60
     /// A download's destination already exists. The built-in commands replace files, so they do
     /// not produce it today; the library can, so the mapping stays complete.
     case destinationExists = 73
+    /// The `--cacert` file cannot be read.
+    case badCertificateAuthorities = 77
+    /// The server's public key matches no `--pinnedpubkey`.
+    case pinnedKeyMismatch = 90
     /// Stopped by Ctrl-C (SIGINT) or SIGTERM.
     case interrupted = 130
 
@@ -63,13 +70,16 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .writeError: return "could not write the output"
         case .readError: return "could not read a file to send"
         case .timedOut: return "timed out (--timeout, or a stalled connection)"
-        case .tlsFailed: return "TLS handshake failed"
+        case .tlsFailed: return "TLS handshake failed (e.g. a client certificate required, or refused)"
         case .tooManyRedirects: return "too many redirects"
         case .emptyReply: return "the server closed the connection without replying"
         case .tooLarge: return "body larger than --max-filesize, or too large to print from memory (use -o FILE)"
         case .networkFailure: return "other network failure (e.g. connection reset)"
+        case .badClientCertificate: return "the client certificate or key (--cert, --key) cannot be used"
         case .badCertificate: return "server certificate not trusted"
         case .destinationExists: return nil
+        case .badCertificateAuthorities: return "the --cacert file cannot be read"
+        case .pinnedKeyMismatch: return "the server's public key does not match --pinnedpubkey"
         case .interrupted: return "interrupted (Ctrl-C or SIGTERM); downloads can be resumed"
         }
     }

@@ -44,6 +44,8 @@ struct Failure: Error, Equatable {
             self.init(.timedOut, Self.timeoutMessage(timeout, connectTimeout) + place)
         case let .transport(urlError):
             self.init(urlError, url: url, timeout: timeout, connectTimeout: connectTimeout)
+        case let .tls(failure, urlError):
+            self.init(failure, urlError, url: url)
         case let .invalidResponse(detail):
             self.init(.badResponse, "the reply from \(url?.host ?? "the server") is not valid HTTP: \(detail)" + place)
         case let .incompleteBody(urlError):
@@ -96,17 +98,36 @@ struct Failure: Error, Equatable {
             self.init(.badResponse, "unintelligible reply from \(host)")
         case .networkConnectionLost:
             self.init(.networkFailure, "connection to \(host) lost (\(error.localizedDescription))" + place)
-        case .secureConnectionFailed:
-            self.init(.tlsFailed, "TLS handshake with \(host) failed")
-        case .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
-            self.init(.badCertificate, "the certificate of \(host) is not trusted")
         case .httpTooManyRedirects:
             self.init(.tooManyRedirects, "too many redirects" + place)
         default:
             // A body cut short arrives as NetworkError.incompleteBody, a reply that is not HTTP as
             // .invalidResponse: what is left is reported as libcurl described it.
             self.init(.networkFailure, "network error \(error.code.rawValue): \(error.localizedDescription)" + place)
+        }
+    }
+
+    /// curl's exit code for each TLS failure, with the TLS library's reason.
+    private init(_ failure: TLSFailure, _ error: URLError, url: URL?) {
+        let host = url?.host ?? "the host"
+        let reason = error.localizedDescription
+        switch failure {
+        case .untrustedCertificate:
+            self.init(.badCertificate, "the certificate of \(host) is not trusted (\(reason)); --cacert FILE names its authority")
+        case .pinnedKeyMismatch:
+            self.init(.pinnedKeyMismatch, "the public key of \(host) does not match --pinnedpubkey (\(reason))")
+        case .unusableClientCertificate:
+            self.init(.badClientCertificate, "the client certificate or key cannot be used: \(reason)")
+        case .unreadableCertificateAuthorities:
+            self.init(.badCertificateAuthorities, "cannot read the --cacert file: \(reason)")
+        case .handshakeFailed:
+            // curl says 56 for a refusal that comes after the handshake (as TLS 1.3 servers
+            // refuse a client certificate), 35 for one during it.
+            let code: ExitCode = error.code == .networkConnectionLost ? .networkFailure : .tlsFailed
+            self.init(code, "TLS handshake with \(host) failed: \(reason)")
+        case .unsupportedByEngine:
+            // The options are checked against the engine before anything starts; kept complete.
+            self.init(.failure, reason)
         }
     }
 

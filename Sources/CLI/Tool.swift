@@ -27,7 +27,7 @@ enum Tool {
             case .help:
                 try console.writeOut(Data((Usage.help + "\n").utf8))
             case .version:
-                try console.writeOut(Data((Usage.version + "\n").utf8))
+                try console.writeOut(Data((Usage.versionText + "\n").utf8))
             case let .request(plan):
                 return RequestCommand(plan: plan, console: console).run()
             case let .download(plan):

@@ -1,6 +1,18 @@
+import Courier
+
 /// The texts of `--help`, `--version` and usage errors.
 enum Usage {
     static let version = "courier 0.1.0"
+
+    /// `--version`: courier's version, the engine requests use here when `--engine` is not
+    /// given, and the libcurl the curl engine runs on (or why it cannot be loaded).
+    static var versionText: String {
+        let engine = Network.Engine.automatic.resolved
+        let name = OptionTable.engines.first { $0.value == engine }?.key ?? engine.rawValue
+        let libcurl = Network.Engine.curlVersion
+            ?? "libcurl cannot be loaded: \(Network.Engine.curlUnavailableReason ?? "unknown reason")"
+        return "\(version)\nengine: \(name)\n\(libcurl)"
+    }
 
     /// Printed after a usage error, with the problem on the line before it.
     static let short = """
@@ -62,6 +74,17 @@ enum Usage {
           -o, --output FILE            save the single URL as FILE
               --no-resume              ignore a .partial file left by an earlier run
 
+        TLS AND PROXY OPTIONS (curl engine)
+              --cacert FILE            trust the CAs in FILE (PEM) instead of the system's
+              --pinnedpubkey sha256//BASE64[;sha256//BASE64...]
+                                       require the server's public key to be one of these (or a key FILE)
+          -E, --cert FILE              client certificate (PEM)
+              --key FILE               its private key, if not in the --cert file
+          -k, --insecure               do not verify the server's certificate (test servers only)
+          -x, --proxy [SCHEME://]HOST[:PORT]
+                                       send every request through this proxy (default: $http_proxy,
+                                       $https_proxy, minus $no_proxy)
+
         GENERAL OPTIONS
           -m, --timeout SECONDS        give up on a request after SECONDS (default: no limit)
               --connect-timeout SECONDS
@@ -72,6 +95,7 @@ enum Usage {
               --max-redirs N           follow at most N redirects (default 10; -1: no limit of ours)
               --max-filesize BYTES     fail (exit 63) on a larger body; k, M, G suffixes
               --max-concurrent N       transfers in parallel (default 4)
+              --engine curl|urlsession what carries the requests (default: curl on Linux; --version tells)
           -h, --help                   show this help
           -V, --version                show the version
 

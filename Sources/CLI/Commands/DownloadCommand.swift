@@ -11,7 +11,7 @@ struct DownloadCommand {
     let console: Console
 
     func run() -> ExitCode {
-        let session = Session(plan.settings)
+        let session = Session(plan.settings, console: console)
         let items = plan.items
         let style = ProgressStyle.choose(plan.settings, stderrIsTerminal: console.stderrIsTerminal, keepsBars: true)
         let display = ProgressDisplay(labels: items.map(\.destination.lastPathComponent), style: style, console: console)

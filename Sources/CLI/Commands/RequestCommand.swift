@@ -20,7 +20,7 @@ struct RequestCommand {
 
     func run() -> ExitCode {
         let started = DispatchTime.now()
-        let session = Session(plan.settings)
+        let session = Session(plan.settings, console: console)
         let record = TransferRecord()
         session.network.observers = [record] + (plan.verbose ? [VerboseLog(console: console, start: started)] : [])
         if let limit = plan.maxFilesize {

@@ -12,7 +12,7 @@ struct Session: Sendable {
     /// The session's own cookies: those of `-b`, and those the server sets during the run.
     let cookieStorage: HTTPCookieStorage
 
-    init(_ settings: Settings) {
+    init(_ settings: Settings, console: Console) {
         // Ephemeral: a command-line tool must not leave cookies or cache behind (`-c` saves
         // cookies explicitly). Callbacks go to a private queue; the blocking calls never need
         // it, but nothing should use `.main`, whose thread is the one blocked.
@@ -20,8 +20,17 @@ struct Session: Sendable {
         // The storage object is shared with the session's copy of the configuration.
         let cookieStorage = configuration.httpCookieStorage ?? HTTPCookieStorage.shared
         configuration.httpCookieStorage = cookieStorage
+        if let proxy = settings.proxy {
+            // One proxy for both schemes, as curl's -x; the curl engine takes a URL there, so
+            // the scheme (socks5://…) and port the user typed reach libcurl unchanged.
+            configuration.connectionProxyDictionary = ["HTTPProxy": proxy, "HTTPSProxy": proxy]
+        }
         let network = Network(configuration: configuration, callbackQueue: DispatchQueue(label: "courier.callbacks"),
-                              maximumConcurrentRequests: settings.maxConcurrent)
+                              maximumConcurrentRequests: settings.maxConcurrent, engine: settings.engine, tls: settings.tls)
+        if settings.engine == .curl, network.engine != .curl, !settings.silent {
+            // The library's own fallback: worth a notice, not a failure.
+            console.message("the curl engine cannot be used (\(Network.Engine.curlUnavailableReason ?? "unknown reason")); using URLSession")
+        }
         // curl retries nothing unless asked; so does courier.
         network.retryPolicy = settings.retries == 0 ? .none : RetryPolicy(maxAttempts: settings.retries + 1)
         if let maxRedirects = settings.maxRedirects {

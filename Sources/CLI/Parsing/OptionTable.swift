@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// One option `courier` accepts: its spellings, whether it takes a value, and what it sets.
@@ -85,6 +86,18 @@ enum OptionTable {
             }
             options.maxConcurrent = count
         },
+        .value("engine") { options, value, spelling in
+            guard let engine = engines[value.lowercased()] else {
+                throw Failure.usage("\(spelling) takes curl or urlsession, not '\(value)'")
+            }
+            options.engine = engine
+        },
+        .value("cacert") { options, value, spelling in try setOnce(&options.caCertificates, value, spelling) },
+        .value("pinnedpubkey") { options, value, spelling in try setOnce(&options.pinnedPublicKeys, value, spelling) },
+        .value("cert", "E") { options, value, spelling in try setOnce(&options.clientCertificate, value, spelling) },
+        .value("key") { options, value, spelling in try setOnce(&options.clientKey, value, spelling) },
+        .flag("insecure", "k") { $0.insecure = true },
+        .value("proxy", "x") { options, value, spelling in try setOnce(&options.proxy, value, spelling) },
         .flag("help", "h") { $0.help = true },
         .flag("version", "V") { $0.version = true },
     ]
@@ -117,6 +130,9 @@ enum OptionTable {
         let (product, overflow) = count.multipliedReportingOverflow(by: multiplier)
         return overflow ? nil : product
     }
+
+    /// The values of `--engine`.
+    static let engines: [String: Network.Engine] = ["curl": .curl, "urlsession": .urlSession]
 
     /// Options that name one thing: giving them twice is more likely a mistake than a wish.
     private static func setOnce(_ slot: inout String?, _ value: String, _ spelling: String) throws(Failure) {

@@ -58,6 +58,17 @@ struct Options: Sendable {
     var maxRedirects: Int?
     var maxFilesize: Int64?
 
+    // Engine, TLS and proxy, spelled as curl spells them.
+    /// `--engine`; `nil` leaves the choice to the library (libcurl on Linux, unless `COURIER_ENGINE`).
+    var engine: Network.Engine?
+    var caCertificates: String?
+    /// `--pinnedpubkey` as typed: `sha256//BASE64`, several joined with `;`, or a key file.
+    var pinnedPublicKeys: String?
+    var clientCertificate: String?
+    var clientKey: String?
+    var insecure = false
+    var proxy: String?
+
     var help = false
     var version = false
 }

@@ -55,6 +55,6 @@ struct DownloadPlan: Sendable {
         self.items = items
         self.headers = try RequestHeaders(options)
         self.options = downloadOptions
-        self.settings = Settings(options)
+        self.settings = try Settings(options)
     }
 }

@@ -92,7 +92,7 @@ struct RequestPlan: Sendable {
         self.verbose = options.verbose
         self.maxFilesize = options.maxFilesize
         self.cookies = CookieJar(options)
-        self.settings = Settings(options)
+        self.settings = try Settings(options)
     }
 
     /// The method named by the command or by `-X`; both may be given only if they agree.

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Settings every command shares.
@@ -18,8 +19,16 @@ struct Settings: Sendable {
     var maxConcurrent: Int
     /// `--max-redirs`: `nil` for the library's default, `-1` for no limit of courier's own.
     var maxRedirects: Int?
+    /// `--engine`, or `.automatic` (libcurl on Linux unless `COURIER_ENGINE` says otherwise).
+    var engine: Network.Engine
+    /// `--cacert`, `--pinnedpubkey`, `--cert`, `--key`, `-k`.
+    var tls: TLSOptions
+    /// `-x`: every request goes through this proxy instead of the environment's `http_proxy`
+    /// and `https_proxy`.
+    var proxy: String?
 
-    init(_ options: Options) {
+    /// - Throws: A usage error for a TLS or proxy option when the engine in use is not libcurl.
+    init(_ options: Options) throws(Failure) {
         silent = options.silent
         fail = options.fail
         progressRequested = options.progress
@@ -30,5 +39,25 @@ struct Settings: Sendable {
         retryMaxTime = options.retryMaxTime
         maxConcurrent = options.maxConcurrent
         maxRedirects = options.maxRedirects
+        engine = options.engine ?? .automatic
+        tls = TLSOptions(
+            certificateAuthorities: options.caCertificates.map { URL(fileURLWithPath: $0) },
+            pinnedPublicKeys: options.pinnedPublicKeys.map { $0.split(separator: ";").map(String.init) } ?? [],
+            clientCertificate: options.clientCertificate.map { URL(fileURLWithPath: $0) },
+            clientKey: options.clientKey.map { URL(fileURLWithPath: $0) },
+            allowsInsecureConnections: options.insecure)
+        proxy = options.proxy
+
+        if options.clientKey != nil, options.clientCertificate == nil { throw .usage("--key needs --cert") }
+        let curlOnly = [(options.caCertificates != nil, "--cacert"), (options.pinnedPublicKeys != nil, "--pinnedpubkey"),
+                        (options.clientCertificate != nil, "--cert"), (options.clientKey != nil, "--key"),
+                        (options.insecure, "--insecure"), (options.proxy != nil, "--proxy")]
+        if let option = curlOnly.first(where: \.0)?.1, engine.resolved != .curl {
+            // URLSession would ignore these on Linux: refused rather than silently dropped.
+            if engine != .urlSession, let reason = Network.Engine.curlUnavailableReason {
+                throw .usage("\(option) needs the curl engine, which cannot be used here: \(reason)")
+            }
+            throw .usage("\(option) needs the curl engine (--engine curl)")
+        }
     }
 }

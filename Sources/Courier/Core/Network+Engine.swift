@@ -25,6 +25,11 @@ extension Network {
         /// Why the curl engine cannot be used here, or `nil` if it can.
         public static var curlUnavailableReason: String? { CurlLibrary.unavailableReason }
 
+        /// The engine a `Network` created with this choice uses here (its ``Network/engine``):
+        /// `COURIER_ENGINE` and the platform decide ``automatic``, and ``curl`` is
+        /// ``urlSession`` where libcurl cannot be loaded. Never ``automatic``.
+        public var resolved: Engine { Self.resolve(self) }
+
         /// The engine a `Network` asked for `requested` gets: never ``automatic``.
         static func resolve(_ requested: Engine, environment: [String: String] = ProcessInfo.processInfo.environment) -> Engine {
             var wanted = requested

@@ -45,7 +45,8 @@ public final class Network: Sendable {
     ///     by default (see ``Engine``); ``engine`` tells which one is in use.
     ///   - tls: TLS settings (extra certificate authorities, pinned keys, a client certificate,
     ///     insecure mode). The curl engine only: on URLSession, customised options make every
-    ///     request fail with a clear error rather than be silently ignored.
+    ///     request fail with `NetworkError.tls(.unsupportedByEngine, _)` rather than be silently
+    ///     ignored.
     public convenience init(
         configuration: URLSessionConfiguration = .default,
         callbackQueue: DispatchQueue = .main,
@@ -63,7 +64,7 @@ public final class Network: Sendable {
             }
         case .urlSession, .automatic:
             core = NetworkCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests,
-                               unsupportedSetting: tls.isCustomized ? "TLS options need the curl engine (URLSession has no TLS control on Linux)" : nil)
+                               unsupportedSetting: tls.isCustomized ? TLSOptions.unsupportedByURLSession : nil)
         }
         self.init(core: core, engine: resolved, callbackQueue: callbackQueue)
     }

@@ -43,8 +43,8 @@ final class NetworkCore: Sendable {
     let maximumResponseSize = Locked<Int64>(100 << 20)
     let maximumRedirects = Locked(10)
     /// A setting the engine cannot honour (say, TLS options on URLSession): every request fails
-    /// with it rather than run without it.
-    let unsupportedSetting: String?
+    /// with this error rather than run without it.
+    let unsupportedSetting: NetworkError?
     let coders = Locked(SharedCoders(encoder: JSONEncoder(), decoder: JSONDecoder()))
     /// The cookies Courier puts on each attempt and redirect itself, where URLSession would
     /// choose them wrongly (see ``SessionCookies``); `nil` when URLSession does it.
@@ -66,7 +66,7 @@ final class NetworkCore: Sendable {
             try RequestTimeout.check(request.timeout)
             var urlRequest = try request.makeURLRequest()
             try defaults.withLock { $0 }.apply(to: &urlRequest)
-            if let unsupportedSetting { throw NetworkError.transport(URLError(.secureConnectionFailed, userInfo: [NSLocalizedDescriptionKey: unsupportedSetting])) }
+            if let unsupportedSetting { throw unsupportedSetting }
             guard let url = urlRequest.url else { throw NetworkError.invalidURL("the request has no URL") }
             try URLValidation.check(url)
             return .success(urlRequest)
@@ -123,7 +123,7 @@ final class NetworkCore: Sendable {
     }
 
     /// A core over a URLSession made from `configuration`, whose one delegate feeds the registry.
-    convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int, unsupportedSetting: String? = nil) {
+    convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int, unsupportedSetting: NetworkError? = nil) {
         let (configuration, cookies) = SessionCookies.takeOver(configuration)
         self.init(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
                   unsupportedSetting: unsupportedSetting) { registry, delegateQueue in
@@ -133,7 +133,7 @@ final class NetworkCore: Sendable {
     }
 
     /// A core over the transport `makeTransport` builds around the registry and delegate queue.
-    init(maximumConcurrentRequests: Int, sessionCookies: SessionCookies? = nil, unsupportedSetting: String? = nil,
+    init(maximumConcurrentRequests: Int, sessionCookies: SessionCookies? = nil, unsupportedSetting: NetworkError? = nil,
          makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
         self.sessionCookies = sessionCookies
         self.unsupportedSetting = unsupportedSetting

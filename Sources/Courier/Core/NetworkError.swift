@@ -21,8 +21,13 @@ public enum NetworkError: Error, Sendable {
     /// The request's deadline (``NetworkRequest/timeout``, or the `timeout:` of a blocking call) passed.
     case timedOut
     /// The transport failed: connection refused, unknown host, connection reset, no reply at all
-    /// (`URLError.badServerResponse`, "Empty reply from server"), TLS failure and so on.
+    /// (`URLError.badServerResponse`, "Empty reply from server") and so on.
     case transport(URLError)
+    /// A secure connection could not be made: ``TLSFailure`` says which check failed (untrusted
+    /// certificate, pin mismatch, unusable client certificate, ...); the `URLError` carries the
+    /// TLS library's own reason in its description. Not retried by default: none of these
+    /// mends itself. See Docs/TLS.md.
+    case tls(TLSFailure, URLError)
     /// The server's reply is not valid HTTP: a malformed status line, an HTTP/0.9 reply, a header
     /// line without a colon, a broken chunked encoding, conflicting `Content-Length` headers. The
     /// text says what was wrong. Not retried by default: a broken server tends to stay broken.
@@ -115,6 +120,7 @@ extension NetworkError: LocalizedError {
         case .cancelled: return "The request was cancelled."
         case .timedOut: return "The request timed out."
         case let .transport(error): return "Transport error \(error.code.rawValue): \(error.localizedDescription)"
+        case let .tls(failure, error): return "\(failure.summary): \(error.localizedDescription)"
         case let .invalidResponse(detail): return "The server's reply is not valid HTTP: \(detail)"
         case let .incompleteBody(error): return "The connection closed before the body was complete: \(error.localizedDescription)"
         case let .httpStatus(response): return "HTTP \(response.statusCode) from \(response.url.map(redaction.redact) ?? "server")"

@@ -25,19 +25,27 @@ import FoundationNetworking
 /// | chunked body without last chunk | -1 | transfer closed with outstanding read data remaining | ``NetworkError/incompleteBody(_:)`` |
 /// | closes without a byte | -1011 | Empty reply from server | ``NetworkError/transport(_:)`` as is |
 /// | resets the connection | -1005 | Recv failure: Connection reset by peer | ``NetworkError/transport(_:)`` as is |
+/// | a certificate no trusted authority issued | -1 | SSL certificate problem: unable to get local issuer certificate | ``NetworkError/tls(_:_:)``, untrusted |
 ///
 /// Any other `-1` (a libcurl code FoundationNetworking does not translate) stays a
 /// ``NetworkError/transport(_:)`` with libcurl's message.
 ///
 /// The curl engine's errors carry their `CURLcode` (``CurlError``): 8 and 61 are
-/// ``NetworkError/invalidResponse(_:)``, 18 ``NetworkError/incompleteBody(_:)``, the rest
-/// keep their `URLError`.
+/// ``NetworkError/invalidResponse(_:)``, 18 ``NetworkError/incompleteBody(_:)``, the TLS
+/// codes (35, 58, 60, 77, 90) ``NetworkError/tls(_:_:)`` with the ``TLSFailure`` each means,
+/// the rest keep their `URLError`. The TLS codes of Apple's URLSession (`-1200`, `-1202` and
+/// its kin) are ``NetworkError/tls(_:_:)`` as well.
 enum TransportFailure {
     static func classify(_ error: URLError) -> NetworkError {
         if let code = error.curlCode { return classify(error, curlCode: code) }
         switch error.code {
         case .cancelled:
             return .cancelled
+        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+             .serverCertificateHasUnknownRoot:
+            return .tls(.untrustedCertificate, error)
+        case .secureConnectionFailed, .clientCertificateRejected, .clientCertificateRequired:
+            return .tls(.handshakeFailed, error)
         case .timedOut:
             return .timedOut
         case .badURL:
@@ -52,7 +60,14 @@ enum TransportFailure {
             let message = libcurlMessage(of: error)
             if message.hasPrefix("transfer closed with") { return .incompleteBody(error) }
             if isProtocolViolation(message) { return .invalidResponse(message) }
+            // FoundationNetworking passes libcurl's TLS failures on as -1 too.
+            if message.hasPrefix("SSL certificate problem") || message.contains("target host name") {
+                return .tls(.untrustedCertificate, error)
+            }
+            if isTLSAlert(message) { return .tls(.handshakeFailed, error) }
             return .transport(error)
+        case .networkConnectionLost where isTLSAlert(libcurlMessage(of: error)):
+            return .tls(.handshakeFailed, error)
         default:
             return .transport(error)
         }
@@ -67,6 +82,15 @@ enum TransportFailure {
         case 28: return .timedOut
         case 42: return .cancelled
         case 3: return .invalidURL(error.failingURL.map(Redaction.standard.redact) ?? message)
+        // TLS: the codes curl's own exit statuses are.
+        case 60: return .tls(.untrustedCertificate, error)          // peer failed verification
+        case 90: return .tls(.pinnedKeyMismatch, error)
+        case 58: return .tls(.unusableClientCertificate, error)     // our client certificate or key
+        case 77: return .tls(.unreadableCertificateAuthorities, error)
+        case 35: return .tls(.handshakeFailed, error)
+        // A TLS 1.3 server refuses a client certificate after the handshake, with an alert
+        // the first read meets: "SSL_read: ... tlsv13 alert certificate required".
+        case 56 where isTLSAlert(message): return .tls(.handshakeFailed, error)
         default:
             // A bad status line is "unsupported protocol" (1), a bad chunk a receive error (56):
             // libcurl's message says which is the server's fault.
@@ -88,6 +112,11 @@ enum TransportFailure {
         "Invalid Content-Length", "Overflow Content-Length", "chunked-encoding", "content unencoding",
         "Unrecognized content encoding",
     ]
+
+    /// Whether libcurl's message reports an alert the server sent to end the TLS session.
+    private static func isTLSAlert(_ message: String) -> Bool {
+        message.contains("SSL") && message.contains(" alert ")
+    }
 
     private static func isProtocolViolation(_ message: String) -> Bool {
         protocolViolations.contains { message.localizedCaseInsensitiveContains($0) }

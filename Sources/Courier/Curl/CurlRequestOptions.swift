@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Sets an easy handle up for one request: URL, method, headers, body, callbacks, limits, TLS.
+/// Sets an easy handle up for one request: URL, method, headers, body, callbacks, limits, proxy, TLS.
 enum CurlRequestOptions {
     /// Applies `request` to `easy`. `headers` holds the handle's header list (replaced here);
     /// `context` is the task the callbacks receive.
@@ -102,6 +102,12 @@ enum CurlRequestOptions {
             set(Int32(CCURLOPT_LOW_SPEED_TIME), Int(min(idle.rounded(.up), 86_400)))
         }
 
+        if let proxies = settings.proxies {
+            // An empty proxy turns libcurl's reading of the environment off.
+            let proxy = proxies.proxy(for: request.url)
+            set(Int32(CCURLOPT_PROXY), proxy?.host ?? "")
+            if let port = proxy?.port { set(Int32(CCURLOPT_PROXYPORT), port) }
+        }
         settings.tls.apply(to: easy, failure: &failure)
 
         if failure != 0 {

@@ -4,8 +4,8 @@ import FoundationNetworking
 #endif
 
 /// What the curl engine takes from a `URLSessionConfiguration` (see Docs/Engines.md for the
-/// full list of what each engine honours), plus its TLS options. Cookies are ``SessionCookies``'
-/// business, on both engines.
+/// full list of what each engine honours; `connectionProxyDictionary` is read by ``CurlProxies``),
+/// plus its TLS options. Cookies are ``SessionCookies``' business, on both engines.
 struct CurlSettings: Sendable {
     /// `httpAdditionalHeaders`, sent with every request unless the request sets the same header.
     let additionalHeaders: [(name: String, value: String)]
@@ -13,6 +13,9 @@ struct CurlSettings: Sendable {
     let connectTimeout: TimeInterval
     /// `httpMaximumConnectionsPerHost`.
     let maximumConnectionsPerHost: Int
+    /// `connectionProxyDictionary`'s HTTP and HTTPS proxies; `nil` leaves libcurl to read the
+    /// environment's `http_proxy`, `https_proxy` and `no_proxy`.
+    let proxies: CurlProxies?
     let tls: TLSOptions
 
     init(configuration: URLSessionConfiguration, tls: TLSOptions) {
@@ -22,6 +25,7 @@ struct CurlSettings: Sendable {
         }.sorted { $0.name < $1.name }
         connectTimeout = configuration.timeoutIntervalForRequest
         maximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
+        proxies = CurlProxies(configuration.connectionProxyDictionary)
         self.tls = tls
     }
 }

@@ -1,5 +1,8 @@
 import CCurl
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// TLS settings of the curl engine: what URLSession on Linux cannot offer (it never hands the
 /// server-trust challenge to its delegate).
@@ -12,10 +15,11 @@ import Foundation
 /// ```
 ///
 /// Verification of the server's certificate and host name is always on unless
-/// ``allowsInsecureConnections`` is set. Failures are reported as `NetworkError.transport` with
-/// a `URLError` saying which check failed: `.serverCertificateUntrusted` (not trusted, or the pin
-/// did not match: the description says which), `.clientCertificateRejected` (the client
-/// certificate or key could not be used) or `.secureConnectionFailed` (the handshake failed).
+/// ``allowsInsecureConnections`` is set. Failures are ``NetworkError/tls(_:_:)``, whose
+/// ``TLSFailure`` says which check failed: ``TLSFailure/untrustedCertificate``,
+/// ``TLSFailure/pinnedKeyMismatch``, ``TLSFailure/unusableClientCertificate``,
+/// ``TLSFailure/unreadableCertificateAuthorities`` or ``TLSFailure/handshakeFailed``. See
+/// Docs/TLS.md.
 public struct TLSOptions: Sendable, Hashable {
     /// A PEM file of certificate authorities to trust *instead of* the system's (curl's `--cacert`).
     public var certificateAuthorities: URL?
@@ -42,6 +46,11 @@ public struct TLSOptions: Sendable, Hashable {
 
     /// Whether anything differs from the defaults (URLSession cannot honour any of it).
     var isCustomized: Bool { self != TLSOptions() }
+
+    /// What every request of a URLSession network given customised options fails with.
+    static let unsupportedByURLSession = NetworkError.tls(.unsupportedByEngine, URLError(.secureConnectionFailed, userInfo: [
+        NSLocalizedDescriptionKey: "TLSOptions need the curl engine: the URLSession engine cannot apply them",
+    ]))
 
     func apply(to easy: OpaquePointer, failure: inout Int32) {
         func set(_ option: Int32, _ value: String) {

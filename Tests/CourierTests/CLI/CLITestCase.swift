@@ -24,12 +24,16 @@ final class RunningCourier: @unchecked Sendable {
     private let exited = DispatchSemaphore(value: 0)
 
     /// `stdin` is written and then closed, unless `keepingStdinOpen`: then the child waits on an
-    /// input that never ends, as at a terminal.
-    init(executable: URL, arguments: [String], directory: URL?, stdin: Data?, keepingStdinOpen: Bool = false) throws {
+    /// input that never ends, as at a terminal. `environment` is added to this process's own.
+    init(executable: URL, arguments: [String], directory: URL?, stdin: Data?, keepingStdinOpen: Bool = false,
+         environment: [String: String] = [:]) throws {
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+        }
         let outPipe = Pipe()
         let errPipe = Pipe()
         let inPipe = Pipe()
@@ -105,16 +109,17 @@ class CLITestCase: XCTestCase {
     }
 
     /// Runs `courier arguments…` to the end.
-    func courier(_ arguments: String..., stdin: Data? = nil, in directory: URL? = nil, timeout: TimeInterval = 30,
-                 file: StaticString = #filePath, line: UInt = #line) throws -> CLIResult {
-        try start(arguments, stdin: stdin, in: directory, file: file, line: line).finish(timeout: timeout, file: file, line: line)
+    func courier(_ arguments: String..., stdin: Data? = nil, in directory: URL? = nil, environment: [String: String] = [:],
+                 timeout: TimeInterval = 30, file: StaticString = #filePath, line: UInt = #line) throws -> CLIResult {
+        try start(arguments, stdin: stdin, in: directory, environment: environment, file: file, line: line)
+            .finish(timeout: timeout, file: file, line: line)
     }
 
     /// Starts `courier arguments…` and returns at once.
     func start(_ arguments: [String], stdin: Data? = nil, keepingStdinOpen: Bool = false, in directory: URL? = nil,
-               file: StaticString = #filePath, line: UInt = #line) throws -> RunningCourier {
+               environment: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) throws -> RunningCourier {
         try RunningCourier(executable: executable(file: file, line: line), arguments: arguments, directory: directory,
-                           stdin: stdin, keepingStdinOpen: keepingStdinOpen)
+                           stdin: stdin, keepingStdinOpen: keepingStdinOpen, environment: environment)
     }
 
     /// The last request the server received for `path`.
