@@ -35,11 +35,12 @@ enum RequestTimeout {
     /// Brings whatever timeout a finished request carries (an overridden `makeURLRequest` or an
     /// interceptor may set any) into the range FoundationNetworking can take.
     static func clamp(_ request: inout URLRequest) {
+        // Zero or negative means nothing as an idle timeout, and FoundationNetworking then times
+        // out at once, or not, depending on a race (seen under Thread Sanitizer): the backstop's
+        // limit instead. Courier's own deadline (the request's `timeout`) is the real one.
         let interval = request.timeoutInterval
-        if interval.isNaN || interval > transportLimit {
+        if interval.isNaN || interval <= 0 || interval > transportLimit {
             request.timeoutInterval = transportLimit
-        } else if interval < 0 {
-            request.timeoutInterval = 0
         }
     }
 }
