@@ -21,7 +21,10 @@ protocol ScheduledTransfer: AnyObject, Sendable {
 
     // Transport events, on the session's delegate queue, one at a time.
     func didReceive(response: URLResponse)
-    func didReceive(data: Data)
+    /// A chunk of the response body; a task that can pause may have it refused (see
+    /// ``ReceiveDecision``). Transports that cannot pause ignore the answer.
+    @discardableResult
+    func didReceive(data: Data) -> ReceiveDecision
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
     func didComplete(error: (any Error)?)
     func didRejectAuthenticationChallenge()
