@@ -50,8 +50,6 @@ struct Failure: Error, Equatable {
         case let .unsupportedRedirect(scheme, response):
             self.init(.failure, "redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), "
                 + "Location: \(response.headers["Location"] ?? "?"))" + place)
-        case let .responseTooLarge(limit):
-            self.init(.tooLarge, "the body is larger than \(Units.bytes(limit)), too much to hold in memory; use -o FILE" + place)
         case let .encodingFailed(error):
             self.init(.readError, "could not encode the request body: \(error.localizedDescription)")
         case let .fileSystem(file, error):

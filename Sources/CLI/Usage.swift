@@ -14,7 +14,7 @@ enum Usage {
         courier: HTTP requests and downloads from the command line, built on the Courier library.
 
         USAGE
-          courier [get] URL                      print the body to stdout
+          courier [get] URL                      stream the body to stdout
           courier post|put|patch|delete URL      send a request (a body option implies post)
           courier head URL                       print the status line and headers only
           courier download URL... [-o FILE | -d DIR] [--no-resume]
@@ -34,6 +34,8 @@ enum Usage {
         OUTPUT OPTIONS
           -o, --output FILE            write the body to FILE (streamed, resumable for get)
           -i, --include                print the status line and headers before the body
+          -N, --no-buffer              write each chunk as it arrives, even JSON on a terminal
+                                       (otherwise held to be pretty-printed)
           -s, --silent                 no progress or notices (errors are still reported)
           -f, --fail                   exit 22 on HTTP status >= 400, with the body on stderr
               --progress               show progress even when stderr is not a terminal (plain lines)

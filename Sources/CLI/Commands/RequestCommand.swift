@@ -1,7 +1,8 @@
 import Courier
 import Foundation
 
-/// `courier [get|post|put|patch|delete|head] URL`: one request, its body on stdout or in a file.
+/// `courier [get|post|put|patch|delete|head] URL`: one request, its body streamed to stdout or
+/// to a file.
 struct RequestCommand {
     let plan: RequestPlan
     let console: Console
@@ -9,13 +10,29 @@ struct RequestCommand {
     func run() -> ExitCode {
         let session = Session(plan.settings)
         if let output = plan.output { return save(to: output, session: session) }
+        return printBody(session: session)
+    }
 
-        let style = ProgressStyle.choose(plan.settings, stderrIsTerminal: console.stderrIsTerminal, keepsBars: false)
+    /// The body to stdout, written as it arrives (see ``BodyPrinter``): no size limit, memory
+    /// stays flat, and a slow reader of the pipe slows the transfer down.
+    ///
+    /// Every status is accepted and printed, as in curl, unless `--fail` refuses those from 400
+    /// on; the refused response then comes back as an error with (the start of) its body.
+    private func printBody(session: Session) -> ExitCode {
+        // On a terminal the body itself shows the progress: a bar there would garble it.
+        let style = console.stdoutIsTerminal
+            ? ProgressStyle.none
+            : ProgressStyle.choose(plan.settings, stderrIsTerminal: console.stderrIsTerminal, keepsBars: false)
         let display = ProgressDisplay(labels: [label], style: style, console: console)
-        let result = session.network.scheduleSynchronously(request { body, response in
-            var response = response
-            response.body = body
-            return response
+        let printer = BodyPrinter(console: console, noBuffer: plan.noBuffer)
+        var request = self.request { body, _ in body }
+        request.acceptedStatusCodes = Set(100..<(plan.settings.fail ? 400 : 1000))
+        var started = false
+        let result = session.network.streamSynchronously(request, onResponse: { response in
+            started = true
+            try printer.begin(response, includeHead: plan.includeHeaders)
+        }, onData: { chunk in
+            try printer.write(chunk)
         }, progress: { display.update(0, $0) })
         display.finish(0, Self.state(of: result, interrupted: session.interrupts.isInterrupted))
         display.close()
@@ -24,17 +41,25 @@ struct RequestCommand {
             return .interrupted
         }
 
-        let printer = BodyPrinter(console: console)
-        let includeBody = plan.method != .head
         do throws(Failure) {
             switch result {
-            case let .success(response):
-                try printer.printResponse(response, includeHead: plan.includeHeaders, includeBody: includeBody)
+            case .success:
+                do {
+                    try printer.finish()
+                } catch let failure as Failure {
+                    throw failure
+                } catch {
+                    break   // BodyPrinter.Stop: the notice is out
+                }
+            case .failure(is BodyPrinter.Stop):
+                break
+            case let .failure(failure as Failure):
+                throw failure   // stdout could not be written
             case let .failure(NetworkError.httpStatus(response)):
-                try failIfAsked(response, printer: printer, includeHead: plan.includeHeaders, includeBody: includeBody)
-                // Without --fail an error page is a page like any other, as in curl.
-                try printer.printResponse(response, includeHead: plan.includeHeaders, includeBody: includeBody)
+                // Only with --fail: every other status is accepted.
+                try failIfAsked(response, printer: printer, includeHead: plan.includeHeaders, includeBody: plan.method != .head)
             case let .failure(error):
+                if started { printer.flushAfterFailure() }
                 throw Failure(error, url: plan.url, timeout: plan.settings.timeout)
             }
         } catch {
@@ -66,7 +91,7 @@ struct RequestCommand {
             case .success:
                 break
             case let .failure(NetworkError.httpStatus(response)):
-                try failIfAsked(response, printer: BodyPrinter(console: console), includeHead: false, includeBody: true)
+                try failIfAsked(response, printer: BodyPrinter(console: console, noBuffer: plan.noBuffer), includeHead: false, includeBody: true)
                 // Without --fail the error page is saved, as curl does; the library keeps it out of
                 // the `.partial` file, so it is written here, by the same rules as a download.
                 do throws(NetworkError) {

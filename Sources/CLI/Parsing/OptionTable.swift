@@ -37,6 +37,7 @@ enum OptionTable {
         .value("output", "o") { options, value, spelling in try setOnce(&options.output, value, spelling) },
         .value("dir") { options, value, spelling in try setOnce(&options.directory, value, spelling) },
         .flag("include", "i") { $0.includeHeaders = true },
+        .flag("no-buffer", "N") { $0.noBuffer = true },
         .flag("no-resume") { $0.noResume = true },
         .flag("silent", "s") { $0.silent = true },
         .flag("fail", "f") { $0.fail = true },

@@ -28,6 +28,7 @@ struct Options: Sendable {
     var shortD: [String] = []
     var includeHeaders = false
     var noResume = false
+    var noBuffer = false
 
     // Behaviour.
     var silent = false

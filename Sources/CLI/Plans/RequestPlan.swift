@@ -11,6 +11,9 @@ struct RequestPlan: Sendable {
     let output: URL?
     /// `-i`: the status line and headers are printed before the body.
     let includeHeaders: Bool
+    /// `-N`: every chunk goes out as it arrives, even JSON on a terminal (never held to be
+    /// pretty-printed).
+    let noBuffer: Bool
     let settings: Settings
 
     /// - Parameter namedMethod: The method of the command given on the command line, or `nil`
@@ -68,6 +71,7 @@ struct RequestPlan: Sendable {
         self.body = body?.body
         self.output = options.output.map { URL(fileURLWithPath: $0) }
         self.includeHeaders = options.includeHeaders || method == .head
+        self.noBuffer = options.noBuffer
         self.settings = Settings(options)
     }
 }
