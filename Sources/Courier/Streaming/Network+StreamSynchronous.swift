@@ -41,13 +41,13 @@ extension Network {
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Result<HTTPResponse, any Error> {
         let writer = DescriptorWriter(handle.fileDescriptor)
-        return streamSynchronously(request, timeout: timeout, progress: progress) { chunk in
+        return streamSynchronously(request, timeout: timeout, onData: { chunk in
             do throws(NetworkError) {
                 try writer.write(chunk)
             } catch {
                 throw request.convertError(error, response: nil)
             }
-        }
+        }, progress: progress)
     }
 
     /// Runs a request and hands its body to `onData` on the calling thread as it arrives,
@@ -72,9 +72,9 @@ extension Network {
     public func streamSynchronously<R: NetworkRequest>(
         _ request: R,
         timeout: TimeInterval? = nil,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil,
         onResponse: (HTTPResponse) throws -> Void = { _ in },
-        onData: (Data) throws -> Void
+        onData: (Data) throws -> Void,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Result<HTTPResponse, any Error> {
         if let reason = core.deadlockReason() {
             return .failure(request.convertError(.wouldDeadlock(reason), response: nil))
