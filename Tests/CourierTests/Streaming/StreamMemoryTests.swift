@@ -4,7 +4,16 @@ import XCTest
 
 /// A gigabyte streamed through each convention at full loopback speed: every byte arrives, in
 /// order, and memory stays flat, because Courier holds at most its buffer's budget of body.
+///
+/// The bound is 32 MiB on the curl engine (measured: 4–7 MiB). On URLSession it is 48 MiB
+/// (measured: 17–29 MiB): FoundationNetworking's own allocations grow the process by about
+/// 20 MiB per GiB at full speed even when each chunk is dropped the moment it arrives, and a
+/// download to /dev/null with the existing DownloadBody grows it as much (25 MiB at 1 GiB).
 final class StreamMemoryTests: XCTestCase {
+    private func limit(_ network: Network) -> Int {
+        network.engine == .curl ? 32 << 20 : 48 << 20
+    }
+
     private func request(_ server: TestServer) -> Request<Data> {
         Request<Data>(url: server.url("/gigabyte"), timeout: 600)
     }
@@ -31,8 +40,7 @@ final class StreamMemoryTests: XCTestCase {
         wait(for: [done], timeout: 600)
         XCTAssertEqual(heads.value, 1)
         verifier.assertComplete(gigabyteTestSize)
-        print("largest chunk: \(verifier.largestChunk)")
-        assertMemoryGrowth(memory.growth, below: 32 << 20, "\(gigabyteTestSize >> 20) MiB through onData (\(network.engine))")
+        assertMemoryGrowth(memory.growth, below: limit(network), "\(gigabyteTestSize >> 20) MiB through onData (\(network.engine))")
     }
 
     func testAGigabyteThroughBytesForKeepsMemoryFlat() async throws {
@@ -49,6 +57,6 @@ final class StreamMemoryTests: XCTestCase {
             memory.sample()
         }
         verifier.assertComplete(gigabyteTestSize)
-        assertMemoryGrowth(memory.growth, below: 32 << 20, "\(gigabyteTestSize >> 20) MiB through bytes(for:) (\(network.engine))")
+        assertMemoryGrowth(memory.growth, below: limit(network), "\(gigabyteTestSize >> 20) MiB through bytes(for:) (\(network.engine))")
     }
 }
