@@ -23,7 +23,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case partialTransfer = 18
     /// The server answered with a status of 400 or more, and `--fail` was given (always for `download`).
     case httpError = 22
-    /// A file could not be written (output file, download folder, or stdout itself).
+    /// A file could not be written (output file, download folder, or stdout itself, including
+    /// a pipe whose reader has gone, as with `courier URL | head`: curl's code too).
     case writeError = 23
     /// A file to send could not be read.
     case readError = 26
@@ -35,8 +36,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case tooManyRedirects = 47
     /// The server closed the connection without sending a single byte of reply.
     case emptyReply = 52
-    /// The body is larger than `--max-filesize`, or too large to hold in memory for stdout (the
-    /// library's limit; `-o` streams it).
+    /// The body is larger than `--max-filesize`, or (with `--json-output`, which holds it) larger
+    /// than the library's in-memory limit.
     case tooLarge = 63
     /// Any other network failure: the connection was reset while receiving, a TLS 1.3 server
     /// refused the client certificate after the handshake, and so on.
@@ -73,7 +74,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .tlsFailed: return "TLS handshake failed (e.g. a client certificate required, or refused)"
         case .tooManyRedirects: return "too many redirects"
         case .emptyReply: return "the server closed the connection without replying"
-        case .tooLarge: return "body larger than --max-filesize, or too large to print from memory (use -o FILE)"
+        case .tooLarge: return "body larger than --max-filesize, or too large to hold for --json-output"
         case .networkFailure: return "other network failure (e.g. connection reset)"
         case .badClientCertificate: return "the client certificate or key (--cert, --key) cannot be used"
         case .badCertificate: return "server certificate not trusted"

@@ -60,7 +60,7 @@ struct Failure: Error, Equatable {
             self.init(.failure, "redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), "
                 + "Location: \(location))" + place)
         case let .responseTooLarge(limit):
-            self.init(.tooLarge, "the body is larger than \(Units.bytes(limit)), too much to hold in memory; use -o FILE" + place)
+            self.init(.tooLarge, "the body is larger than \(Units.bytes(limit)), too much to hold in memory; stream it instead" + place)
         case let .encodingFailed(error):
             self.init(.readError, "could not encode the request body: \(error.localizedDescription)")
         case let .fileSystem(file, error):

@@ -26,7 +26,7 @@ enum Usage {
         courier: HTTP requests and downloads from the command line, built on the Courier library.
 
         USAGE
-          courier [get] URL                      print the body to stdout
+          courier [get] URL                      stream the body to stdout
           courier post|put|patch|delete URL      send a request (a body option implies post)
           courier -X METHOD URL                  any method, custom ones too (PROPFIND, PURGE)
           courier head URL                       print the status line and headers only
@@ -65,6 +65,8 @@ enum Usage {
                                        %{exitcode} %{errormsg} %{json} (all as one object); \\n \\t %%
           -v, --verbose                request and response heads, redirects, retries and times on
                                        stderr, credentials redacted
+          -N, --no-buffer              write each chunk as it arrives, even JSON on a terminal
+                                       (otherwise held to be pretty-printed)
           -s, --silent                 no progress or notices (errors are still reported)
           -f, --fail                   exit 22 on HTTP status >= 400, with the body on stderr
               --progress               show progress even when stderr is not a terminal (plain lines)

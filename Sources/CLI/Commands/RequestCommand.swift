@@ -1,7 +1,8 @@
 import Courier
 import Foundation
 
-/// `courier [get|post|put|patch|delete|head] URL`: one request, its body on stdout or in a file.
+/// `courier [get|post|put|patch|delete|head] URL`: one request, its body streamed to stdout or
+/// to a file.
 struct RequestCommand {
     let plan: RequestPlan
     let console: Console
@@ -55,8 +56,90 @@ struct RequestCommand {
         return outcome.exitCode
     }
 
-    /// The body to stdout (or, with `--json-output`, the whole response as JSON).
+    /// The body to stdout: streamed as it arrives, or (`--json-output`) the whole response as JSON.
     private func fetch(session: Session) -> Outcome {
+        plan.jsonOutput ? fetchJSON(session: session) : printBody(session: session)
+    }
+
+    /// The body to stdout, written as it arrives (see ``BodyPrinter``): no size limit of its own,
+    /// memory stays flat, and a slow reader of the pipe slows the transfer down.
+    ///
+    /// Every status is accepted and printed, as in curl, unless `--fail` refuses those from 400
+    /// on; the refused response then comes back as an error with (the start of) its body.
+    /// `--max-filesize` refuses a body that announces more, before printing any of it, and stops
+    /// one that turns out larger.
+    private func printBody(session: Session) -> Outcome {
+        // On a terminal the body itself shows the progress: a bar there would garble it.
+        let style = console.stdoutIsTerminal ? ProgressStyle.none : progressStyle(keepsBars: false)
+        let display = ProgressDisplay(labels: [label], style: style, console: console)
+        let printer = BodyPrinter(console: console, noBuffer: plan.noBuffer)
+        var request = self.request { body, _ in body }
+        request.acceptedStatusCodes = Self.printedStatuses(fail: plan.settings.fail, retryPolicy: session.network.retryPolicy)
+        let limit = plan.maxFilesize
+        var started = false
+        var received: Int64 = 0
+        let result = session.network.streamSynchronously(request, onResponse: { response in
+            if let limit, response.expectedContentLength > limit { throw Self.tooLarge(limit) }
+            started = true
+            try printer.begin(response, includeHead: plan.includeHeaders)
+        }, onData: { chunk in
+            received += Int64(chunk.count)
+            if let limit, received > limit { throw Self.tooLarge(limit) }
+            try printer.write(chunk)
+        }, progress: { display.update(0, $0) })
+        display.finish(0, Self.state(of: result, interrupted: session.interrupts.isInterrupted))
+        display.close()
+        if session.interrupts.isInterrupted { return Outcome(exitCode: .interrupted, message: "interrupted", bodySize: received) }
+
+        do throws(Failure) {
+            switch result {
+            case .success:
+                do {
+                    try printer.finish()
+                } catch let failure as Failure {
+                    throw failure
+                } catch {
+                    break   // BodyPrinter.Stop: the notice is out
+                }
+            case .failure(is BodyPrinter.Stop):
+                break
+            case let .failure(failure as Failure):
+                throw failure   // stdout could not be written, or --max-filesize
+            case let .failure(NetworkError.httpStatus(response)):
+                // With --fail, or a status retried to the end: printed whole from the error (the
+                // library keeps the first MiB of an error page), or refused with exit 22.
+                received = Int64(response.body.count)
+                try failIfAsked(response, printer: printer, includeHead: plan.includeHeaders, includeBody: plan.method != .head)
+                do {
+                    try printer.begin(response, includeHead: plan.includeHeaders)
+                    if plan.method != .head { try printer.write(response.body) }
+                    try printer.finish()
+                } catch let failure as Failure {
+                    throw failure
+                } catch {
+                    break   // BodyPrinter.Stop: the notice is out
+                }
+            case let .failure(error):
+                if started { printer.flushAfterFailure() }
+                throw failure(error)
+            }
+        } catch {
+            return .failed(error, bodySize: received)
+        }
+        return Outcome(bodySize: received)
+    }
+
+    /// The statuses streamed to stdout as they are: all of them, as curl does, but those from 400
+    /// with `--fail`, and those the retry policy retries (a streamed status could not be retried);
+    /// the last of those comes back as an error and is printed from it.
+    static func printedStatuses(fail: Bool, retryPolicy: RetryPolicy) -> Set<Int> {
+        let all = Set(100..<(fail ? 400 : 1000))
+        return retryPolicy.maxAttempts > 1 ? all.subtracting(retryPolicy.retryableStatusCodes) : all
+    }
+
+    /// `--json-output`: the whole response, held (up to the library's in-memory limit), as one
+    /// JSON object on stdout.
+    private func fetchJSON(session: Session) -> Outcome {
         let style = progressStyle(keepsBars: false)
         let display = ProgressDisplay(labels: [label], style: style, console: console)
         let result = session.network.scheduleSynchronously(request { body, response in
@@ -68,25 +151,18 @@ struct RequestCommand {
         display.close()
         if session.interrupts.isInterrupted { return Outcome(exitCode: .interrupted, message: "interrupted") }
 
-        let printer = BodyPrinter(console: console)
-        let includeBody = plan.method != .head
+        let printer = BodyPrinter(console: console, noBuffer: plan.noBuffer)
         var bodySize: Int64?
         do throws(Failure) {
             switch result {
             case let .success(response):
                 bodySize = Int64(response.body.count)
-                try print(response, with: printer, includeBody: includeBody)
+                try printer.printJSON(response)
             case let .failure(NetworkError.httpStatus(response)):
                 bodySize = Int64(response.body.count)
-                if plan.jsonOutput {
-                    // The status is in the JSON for the script; --fail still sets the exit status.
-                    try printer.printJSON(response)
-                    try failIfAsked(response, printer: nil, includeHead: false, includeBody: false)
-                } else {
-                    try failIfAsked(response, printer: printer, includeHead: plan.includeHeaders, includeBody: includeBody)
-                    // Without --fail an error page is a page like any other, as in curl.
-                    try printer.printResponse(response, includeHead: plan.includeHeaders, includeBody: includeBody)
-                }
+                // The status is in the JSON for the script; --fail still sets the exit status.
+                try printer.printJSON(response)
+                try failIfAsked(response, printer: nil, includeHead: false, includeBody: false)
             case let .failure(error):
                 throw failure(error)
             }
@@ -94,14 +170,6 @@ struct RequestCommand {
             return .failed(error, bodySize: bodySize)
         }
         return Outcome(bodySize: bodySize)
-    }
-
-    private func print(_ response: HTTPResponse, with printer: BodyPrinter, includeBody: Bool) throws(Failure) {
-        if plan.jsonOutput {
-            try printer.printJSON(response)
-        } else {
-            try printer.printResponse(response, includeHead: plan.includeHeaders, includeBody: includeBody)
-        }
     }
 
     /// `-o FILE`: streamed to disk through a `.partial` file, so a large body never sits in
@@ -140,7 +208,7 @@ struct RequestCommand {
                 bodySize = (try? FileManager.default.attributesOfItem(atPath: saved.path)[.size] as? NSNumber)?.int64Value
             case let .failure(NetworkError.httpStatus(response)):
                 bodySize = Int64(response.body.count)
-                try failIfAsked(response, printer: BodyPrinter(console: console), includeHead: false, includeBody: true)
+                try failIfAsked(response, printer: BodyPrinter(console: console, noBuffer: plan.noBuffer), includeHead: false, includeBody: true)
                 // Without --fail the error page is saved, as curl does; the library keeps it out of
                 // the `.partial` file, so it is written here, by the same rules as a download.
                 do throws(NetworkError) {

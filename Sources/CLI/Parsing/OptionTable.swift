@@ -49,6 +49,7 @@ enum OptionTable {
         .flag("include", "i") { $0.includeHeaders = true },
         .value("write-out", "w") { options, value, spelling in try setOnce(&options.writeOut, value, spelling) },
         .flag("json-output") { $0.jsonOutput = true },
+        .flag("no-buffer", "N") { $0.noBuffer = true },
         .flag("no-resume") { $0.noResume = true },
         .flag("silent", "s") { $0.silent = true },
         .flag("verbose", "v") { $0.verbose = true },

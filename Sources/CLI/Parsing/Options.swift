@@ -43,6 +43,8 @@ struct Options: Sendable {
     var writeOut: String?
     /// `--json-output`: status, headers and body as one JSON object.
     var jsonOutput = false
+    /// `-N`: write each chunk as it arrives.
+    var noBuffer = false
 
     // Behaviour.
     var silent = false

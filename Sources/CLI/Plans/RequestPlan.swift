@@ -22,6 +22,9 @@ struct RequestPlan: Sendable {
     let maxFilesize: Int64?
     /// `-b`, `-c`: the cookies the request starts with and where they are saved; `nil` without either.
     let cookies: CookieJar?
+    /// `-N`: every chunk goes out as it arrives, even JSON on a terminal (never held to be
+    /// pretty-printed).
+    let noBuffer: Bool
     let settings: Settings
 
     /// - Parameter namedMethod: The method of the command given on the command line, or `nil`
@@ -92,6 +95,7 @@ struct RequestPlan: Sendable {
         self.verbose = options.verbose
         self.maxFilesize = options.maxFilesize
         self.cookies = CookieJar(options)
+        self.noBuffer = options.noBuffer
         self.settings = try Settings(options)
     }
 

@@ -14,9 +14,7 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
 
     private let request: Request
     private let sizeLimit: Int64
-    /// The temporary file a multipart body is written into, deleted when the transfer ends
-    /// (made only for multipart bodies: it costs allocations on every request otherwise).
-    private let uploadFile: TemporaryUploadFile?
+    private let upload: RequestUpload
 
     // Confined to the delegate queue; reset by every response head.
     private var response: HTTPResponse?
@@ -26,34 +24,15 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
     init(request: Request, sizeLimit: Int64) {
         self.request = request
         self.sizeLimit = sizeLimit
-        if case .multipart? = request.body { uploadFile = TemporaryUploadFile() } else { uploadFile = nil }
+        self.upload = RequestUpload(request.body)
     }
 
-    var startsOffThread: Bool {
-        if case .multipart? = request.body { return true }
-        return false
-    }
+    var startsOffThread: Bool { upload.startsOffThread }
 
-    var uploadsFromFile: Bool {
-        switch request.body {
-        case .file?, .multipart?: return true
-        default: return false
-        }
-    }
+    var uploadsFromFile: Bool { upload.uploadsFromFile }
 
     func makeTask(in transport: any Transport, for urlRequest: URLRequest) throws -> any TransportTask {
-        switch request.body {
-        case let .file(url)?:
-            guard FileManager.default.isReadableFile(atPath: url.path) else {
-                throw NetworkError.fileSystem(url, CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path]))
-            }
-            return transport.makeUploadTask(with: urlRequest, fromFile: url)
-        case let .multipart(form)?:
-            guard let uploadFile else { preconditionFailure("init makes the upload file for every multipart body") }
-            return transport.makeUploadTask(with: urlRequest, fromFile: try uploadFile.write(form))
-        default:
-            return transport.makeDataTask(with: urlRequest)
-        }
+        try upload.makeTask(in: transport, for: urlRequest)
     }
 
     func didReceive(head: HTTPResponse) -> BodyStep {
@@ -78,9 +57,7 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
     }
 
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) -> BodyStep {
-        let total = totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil
-        return BodyStep(progress: TransferProgress(completedBytes: totalBytesSent, totalBytes: total, direction: .upload),
-                        forceProgress: totalBytesSent == total)
+        RequestUpload.progress(sent: totalBytesSent, expected: totalBytesExpectedToSend)
     }
 
     func didRejectAuthenticationChallenge() {
@@ -143,7 +120,7 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
     }
 
     func release() {
-        uploadFile?.remove()
+        upload.release()
     }
 
     func convert(_ error: NetworkError, response: HTTPResponse?) -> any Error {

@@ -131,8 +131,9 @@ final class PartialFile: Sendable {
         if let failure { throw .fileSystem(url, failure) }
     }
 
-    /// `write(2)` until all of `data` is written; the error, if any.
-    private static func writeAll(_ data: Data, to fd: Int32) -> POSIXError? {
+    /// `write(2)` until all of `data` is written; the error, if any. Also writes the body of
+    /// `streamSynchronously(_:to:)` to its file handle.
+    static func writeAll(_ data: Data, to fd: Int32) -> POSIXError? {
         data.withUnsafeBytes { raw -> POSIXError? in
             guard var pointer = raw.baseAddress else { return nil }
             var left = raw.count
@@ -153,8 +154,9 @@ final class PartialFile: Sendable {
     /// instead of raising `SIGPIPE`, which would end the process: the signal is blocked on this
     /// thread for the write, and one the write raised is taken before it is unblocked. (On
     /// Darwin the descriptor is marked `F_SETNOSIGPIPE` instead.) Nothing changes for other
-    /// files, nor for the process's own handling of the signal.
-    private static func withoutSIGPIPE<T>(_ active: Bool, _ body: () -> T) -> T {
+    /// files, nor for the process's own handling of the signal. Also guards the writes of
+    /// `streamSynchronously(_:to:)` to a pipe or a socket.
+    static func withoutSIGPIPE<T>(_ active: Bool, _ body: () -> T) -> T {
         #if os(Linux)
         guard active else { return body() }
         var pipeSignal = sigset_t()

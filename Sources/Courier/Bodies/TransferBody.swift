@@ -3,8 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What a transfer does with the response: keep it in memory (``MemoryBody``) or write it to a
-/// file (``DownloadBody``).
+/// What a transfer does with the response: keep it in memory (``MemoryBody``), write it to a
+/// file (``DownloadBody``), or hand it to a consumer as it arrives (``StreamBody``).
 ///
 /// A body is a strategy the ``Transfer`` drives. It makes the transport task for an attempt,
 /// consumes the response events (on the session's delegate queue, one at a time) and says what
@@ -28,7 +28,8 @@ protocol TransferBody: AnyObject, Sendable {
 
     /// The response head of the current task (its `body` is empty).
     func didReceive(head: HTTPResponse) -> BodyStep
-    /// A chunk of the response body.
+    /// A chunk of the response body. A body that cannot take it now (a stream whose consumer
+    /// is behind) says so with ``BodyStep/refused``, and only to a task that can pause.
     func didReceive(data: Data) -> BodyStep
     /// Request-body bytes sent so far.
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) -> BodyStep
@@ -62,6 +63,9 @@ struct BodyStep {
     var observed: HTTPResponse?
     /// The transfer cannot go on (too large, disk full): it ends with this error.
     var abort: NetworkError?
+    /// The chunk was not taken (flow control): the transport task keeps it and offers it again
+    /// once the body calls ``TransportTask/resumeReceiving()``. See ``ReceiveDecision``.
+    var refused = false
 
     static let proceed = BodyStep()
 }

@@ -8,7 +8,8 @@ import FoundationNetworking
 ///
 /// Queues, and what runs on each:
 /// - `delegateQueue` (serial): every URLSession delegate callback, and the validation and
-///   decoding of small bodies. Nothing here may block or wait for URLSession.
+///   decoding of small bodies. Nothing here may block or wait for URLSession, but a stream
+///   waiting for its consumer to make room (``StreamBody``; released by any end of its transfer).
 /// - the caller's thread (or the one that freed a slot): creating and resuming transport tasks
 ///   when a slot is free, never on the delegate queue.
 /// - `requestQueue.startQueue` (serial): starts asked for on the delegate queue, and heavy ones.

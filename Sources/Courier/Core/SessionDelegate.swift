@@ -25,6 +25,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(.allow)
     }
 
+    /// URLSession cannot pause a task, so no chunk of it is ever refused: a stream with no room
+    /// waits for it here instead, holding up this queue (see ``StreamBody``).
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         registry.transfer(for: dataTask)?.didReceive(data: data)
     }

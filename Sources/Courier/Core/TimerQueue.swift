@@ -5,8 +5,9 @@ import Dispatch
 /// A `DispatchSourceTimer` per request costs a round trip through Dispatch's manager thread to
 /// arm it and another to cancel it: measured on the curl engine, that was a tenth of a small
 /// request's CPU. Here arming is a heap insertion under a lock, and cancelling removes the action
-/// only; the one real timer is re-armed only when a new entry is due sooner than the earliest one
-/// it waits for. A request that ends before its deadline (almost all of them) never touches it.
+/// only; the one real timer is re-armed (under the same lock, so re-arms cannot land out of
+/// order) only when a new entry is due sooner than the earliest one it waits for. A request that
+/// ends before its deadline (almost all of them) never touches it.
 ///
 /// Cancelled entries stay in the heap until they reach its top (or until the heap is rebuilt,
 /// once it holds twice as many entries as live actions), so memory stays bounded.
@@ -51,17 +52,19 @@ final class TimerQueue: @unchecked Sendable {  // DispatchSourceTimer is thread-
         // Beyond ~290 years the sum would overflow: such a deadline is never due.
         guard interval < 9e9 else { return nil }
         let due = now &+ UInt64(interval * 1e9)
-        let (token, rearm) = state.withLock { state -> (Token, UInt64?) in
+        return state.withLock { state -> Token in
             state.nextID += 1
             let id = state.nextID
             state.actions[id] = action
             state.push(Entry(due: due, id: id))
-            guard state.armedFor.map({ due < $0 }) ?? true else { return (Token(id: id), nil) }
-            state.armedFor = due
-            return (Token(id: id), due)
+            if state.armedFor.map({ due < $0 }) ?? true {
+                state.armedFor = due
+                // Under the lock: two re-arms made outside it could land in the other order and
+                // leave the timer set for the later time (a backoff of 0 s then waited a minute).
+                arm(for: due)
+            }
+            return Token(id: id)
         }
-        if let rearm { arm(for: rearm) }
-        return token
     }
 
     /// Forgets a scheduled action; nothing happens if it has run or was cancelled already.
@@ -82,7 +85,7 @@ final class TimerQueue: @unchecked Sendable {  // DispatchSourceTimer is thread-
     /// Runs what is due (outside the lock) and re-arms for the next live entry.
     private func fire() {
         let now = DispatchTime.now().uptimeNanoseconds
-        let (due, rearm) = state.withLock { state -> ([@Sendable () -> Void], UInt64?) in
+        let due = state.withLock { state -> [@Sendable () -> Void] in
             var due: [@Sendable () -> Void] = []
             while let top = state.heap.first, top.due <= now {
                 state.popTop()
@@ -90,9 +93,9 @@ final class TimerQueue: @unchecked Sendable {  // DispatchSourceTimer is thread-
             }
             while let top = state.heap.first, state.actions[top.id] == nil { state.popTop() }
             state.armedFor = state.heap.first?.due
-            return (due, state.armedFor)
+            if let next = state.armedFor { arm(for: next) }
+            return due
         }
-        if let rearm { arm(for: rearm) }
         for action in due { action() }
     }
 }

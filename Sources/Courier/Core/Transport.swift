@@ -20,11 +20,39 @@ protocol Transport: Sendable {
 }
 
 /// One request in flight on a ``Transport``.
+///
+/// **Flow control** (for streamed bodies, see ``StreamBody``). A transfer may answer a chunk of
+/// the response body with ``ReceiveDecision/refused``: it has no room for it now. A task that
+/// ``canPauseReceiving`` (the curl engine's) then keeps that chunk, stops reading the socket, so
+/// TCP slows the server down, and offers the same chunk again once ``resumeReceiving()`` is
+/// called. A task that cannot pause (URLSession's: Linux offers no way) is never refused: the
+/// transfer waits for room instead, on the thread that delivered the chunk (see StreamBody).
 protocol TransportTask: AnyObject {
     func resume()
     func cancel()
     /// Whether the task has ended by itself already (then it needs no cancel).
     var hasCompleted: Bool { get }
+    /// Whether the task can hold back a chunk its transfer refused and stop reading until
+    /// ``resumeReceiving()``. Default: `false`.
+    var canPauseReceiving: Bool { get }
+    /// Offers the refused chunk again and goes on reading. Called from any thread, at most once
+    /// per refusal; does nothing once the task has ended.
+    func resumeReceiving()
+}
+
+extension TransportTask {
+    var canPauseReceiving: Bool { false }
+    func resumeReceiving() {}
+}
+
+/// What a transfer makes of a chunk of response body its transport task offers it.
+enum ReceiveDecision {
+    /// Taken.
+    case accepted
+    /// Not taken, for lack of room: the task keeps the chunk and offers it again after
+    /// ``TransportTask/resumeReceiving()``. Only ever answered to a task that
+    /// ``TransportTask/canPauseReceiving``.
+    case refused
 }
 
 extension URLSessionTask: TransportTask {

@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Every libcurl call on the multi handle and its easy handles happens on this thread (libcurl
 /// allows one thread per handle at a time). Other threads hand work over through the inbox —
-/// start this task, cancel that one, stop — and wake the thread with `curl_multi_wakeup`, so
-/// `resume()` and `cancel()` return at once, whatever the transfer is doing.
+/// start this task, cancel that one, unpause a third, stop — and wake the thread with
+/// `curl_multi_wakeup`, so `resume()`, `cancel()` and `resumeReceiving()` return at once,
+/// whatever the transfer is doing.
 ///
 /// Transport events (head, body bytes, completion) are delivered right here, one at a time per
 /// task, with no hop to another queue: that hop would cost more than the small request it serves.
@@ -19,6 +20,8 @@ final class CurlLoop: @unchecked Sendable {
     private struct Inbox {
         var starts: [CurlTask] = []
         var cancels: [CurlTask] = []
+        /// Tasks paused by a refused chunk whose transfer has room again.
+        var unpauses: [CurlTask] = []
         var stopping = false
     }
 
@@ -72,6 +75,12 @@ final class CurlLoop: @unchecked Sendable {
         _ = ccurl_multi_wakeup(multi)
     }
 
+    /// Resumes a transfer its write callback paused (see ``CurlTask/write(_:)``).
+    func unpause(_ task: CurlTask) {
+        inbox.withLock { $0.unpauses.append(task) }
+        _ = ccurl_multi_wakeup(multi)
+    }
+
     /// Ends the loop once its Network is gone and every transfer has ended: cancels whatever is
     /// still running, frees the handles and lets the thread exit.
     func stop() {
@@ -84,11 +93,12 @@ final class CurlLoop: @unchecked Sendable {
     private func run() {
         while true {
             let work = inbox.withLock { inbox -> Inbox in
-                defer { inbox.starts.removeAll(); inbox.cancels.removeAll() }
+                defer { inbox.starts.removeAll(); inbox.cancels.removeAll(); inbox.unpauses.removeAll() }
                 return inbox
             }
             for task in work.starts { add(task) }
             for task in work.cancels { remove(task) }
+            for task in work.unpauses { unpause(running: task) }
             if work.stopping { break }
             var active: Int32 = 0
             _ = ccurl_multi_perform(multi, &active)
@@ -136,6 +146,13 @@ final class CurlLoop: @unchecked Sendable {
         task.markCancelled()
         // A handle removed mid-transfer is not reused: its connection state is unknown.
         ccurl_easy_cleanup(easy)
+    }
+
+    /// Lets a paused transfer go on, unless it has ended (cancelled, or its handle reused). libcurl
+    /// delivers the chunk it kept within this call, and may be paused again by it.
+    private func unpause(running task: CurlTask) {
+        guard let easy = task.easy, running[easy] === task else { return }
+        _ = ccurl_easy_pause(easy, Int32(CCURLPAUSE_CONT))
     }
 
     private func collectFinished() {

@@ -133,8 +133,8 @@ private let curlHeaderCallback: ccurl_data_callback = { buffer, size, count, con
 
 private let curlWriteCallback: ccurl_data_callback = { buffer, size, count, context in
     let length = size * count
-    task(context).write(UnsafeRawBufferPointer(start: buffer, count: length))
-    return length
+    let accepted = task(context).write(UnsafeRawBufferPointer(start: buffer, count: length))
+    return accepted ? length : Int(CCURL_WRITEFUNC_PAUSE)
 }
 
 private let curlReadCallback: ccurl_data_callback = { buffer, size, count, context in

@@ -65,6 +65,16 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     var hasCompleted: Bool { finished.withLock { $0 } }
 
+    /// libcurl can pause a transfer: a refused chunk makes the write callback return
+    /// `CURL_WRITEFUNC_PAUSE`, and libcurl keeps the chunk and stops reading the socket.
+    var canPauseReceiving: Bool { true }
+
+    /// Unpaused on the loop thread, where every call on the handle must be made; libcurl then
+    /// delivers the chunk it kept before reading on.
+    func resumeReceiving() {
+        transport.loop.unpause(self)
+    }
+
     var isFinished: Bool { hasCompleted }
 
     // MARK: - Loop thread: setting up
@@ -145,9 +155,13 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     }
 
     /// Body bytes of the response: handed on as they come (a copy: libcurl reuses its buffer).
-    func write(_ bytes: UnsafeRawBufferPointer) {
-        guard redirect == nil, parser.hasHead, !bytes.isEmpty else { return }
-        transport.registry.transfer(for: self)?.didReceive(data: Data(bytes))
+    /// Returns `false` when the transfer refused them (a stream with no room): the write
+    /// callback then pauses the transfer, and libcurl offers the same bytes again once
+    /// ``resumeReceiving()`` has unpaused it.
+    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard redirect == nil, parser.hasHead, !bytes.isEmpty,
+              let transfer = transport.registry.transfer(for: self) else { return true }
+        return transfer.didReceive(data: Data(bytes)) == .accepted
     }
 
     /// Fills libcurl's buffer with the next bytes of the request body; 0 at the end.

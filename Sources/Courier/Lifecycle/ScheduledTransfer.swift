@@ -22,7 +22,10 @@ protocol ScheduledTransfer: AnyObject, Sendable {
     // Transport events, on the session's delegate queue, one at a time.
     /// The final response head of the current task (`body` empty).
     func didReceive(head: HTTPResponse)
-    func didReceive(data: Data)
+    /// A chunk of the response body; a task that can pause may have it refused (see
+    /// ``ReceiveDecision``). Transports that cannot pause ignore the answer.
+    @discardableResult
+    func didReceive(data: Data) -> ReceiveDecision
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
     func didComplete(error: (any Error)?)
     func didRejectAuthenticationChallenge()

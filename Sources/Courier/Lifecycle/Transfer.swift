@@ -119,8 +119,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         apply(body.didReceive(head: head))
     }
 
-    func didReceive(data: Data) {
-        apply(body.didReceive(data: data))
+    @discardableResult
+    func didReceive(data: Data) -> ReceiveDecision {
+        let step = body.didReceive(data: data)
+        apply(step)
+        return step.refused ? .refused : .accepted
     }
 
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {

@@ -51,7 +51,13 @@ extension HTTPResponse {
     /// The body length the head announces, as the body arrives: `Content-Length`, or -1 when
     /// there is none (chunked, close-delimited), when it is not one clean number, or when the
     /// body is content-encoded (it arrives decoded, so the announced length is not its length).
-    var expectedContentLength: Int64 {
+    ///
+    /// ```swift
+    /// network.stream(request, onResponse: { head in
+    ///     if head.expectedContentLength > 1 << 30 { print("more than a GiB on its way") }
+    /// }, onData: { _ in }, completion: { _ in })
+    /// ```
+    public var expectedContentLength: Int64 {
         if isContentCoded { return -1 }
         guard let value = headers["Content-Length"], let length = Int64(value), length >= 0 else { return -1 }
         return length

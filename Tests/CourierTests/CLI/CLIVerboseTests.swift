@@ -15,7 +15,8 @@ final class CLIVerboseTests: CLITestCase {
                      "< HTTP/1.1 200 OK\n", "< Content-Type: text/plain\n", "<\n"] {
             XCTAssertTrue(log.contains(line), "missing \(line.debugDescription) in:\n\(log)")
         }
-        XCTAssertNotNil(log.range(of: #"\* [0-9]+\.[0-9]{3} s response 200, 5 bytes"#, options: .regularExpression), log)
+        // The body is streamed to stdout: its size is not known yet when the head is logged.
+        XCTAssertNotNil(log.range(of: #"\* [0-9]+\.[0-9]{3} s response 200"#, options: .regularExpression), log)
     }
 
     func testCredentialsNeverAppear() throws {

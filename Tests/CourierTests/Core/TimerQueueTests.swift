@@ -50,4 +50,19 @@ final class TimerQueueTests: XCTestCase {
         _ = timers.schedule(after: 0.01) { ran.fulfill() }
         wait(for: [ran], timeout: 5)
     }
+
+    func testConcurrentReArmsNeverLeaveADueEntryWaiting() {
+        // Entries due at once scheduled from many threads while far ones come and go: every
+        // immediate one must run. (Re-arms made outside the lock could land in the wrong order
+        // and leave the timer set for an hour away.)
+        let timers = TimerQueue(queue: queue)
+        let count = 2_000
+        let ran = expectation(description: "every immediate action ran")
+        ran.expectedFulfillmentCount = count
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            if let far = timers.schedule(after: 3600, {}), index.isMultiple(of: 2) { timers.cancel(far) }
+            _ = timers.schedule(after: 0) { ran.fulfill() }
+        }
+        wait(for: [ran], timeout: 10)
+    }
 }
