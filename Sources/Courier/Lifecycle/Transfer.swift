@@ -42,6 +42,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         /// A `307`/`308` of a request with a body, which Courier follows itself with a new task
         /// once the current one completes (FoundationNetworking would drop the body).
         var pendingRedirect: URLRequest?
+        /// A redirect to a scheme Courier refuses: the attempt fails with it once its task is over.
+        var refusedRedirect: NetworkError?
         /// The redirect the current attempt refused to follow, at the redirect limit.
         var redirectLimitHit: HTTPResponse?
         /// The request the current task sends, as the observers' `willSend` sees it (cookies included).
@@ -95,6 +97,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             let action = state.lifecycle.slotGranted()
             if case .makeTask = action {
                 state.pendingRedirect = nil
+                state.refusedRedirect = nil
                 state.redirectLimitHit = nil
             }
             return action
@@ -135,10 +138,15 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     func didComplete(error: (any Error)?) {
-        let (pendingRedirect, redirectLimitHit) = state.withLock { state in
+        let (pendingRedirect, redirectLimitHit, refusedRedirect) = state.withLock { state in
             _ = state.lifecycle.taskCompleted()
-            defer { state.pendingRedirect = nil }
-            return (state.pendingRedirect, state.redirectLimitHit)
+            defer { state.pendingRedirect = nil; state.refusedRedirect = nil }
+            return (state.pendingRedirect, state.redirectLimitHit, state.refusedRedirect)
+        }
+        if let refusedRedirect {
+            body.reset()
+            handle { $0.failedForGood(refusedRedirect, response: refusedRedirect.response) }
+            return
         }
         if error == nil, let next = pendingRedirect {
             body.reset()
@@ -156,7 +164,10 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
 
     func redirect(_ response: HTTPURLResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
         if let scheme = RedirectPolicy.refusedScheme(of: response, proposed: proposed) {
-            end(with: .unsupportedRedirect(scheme, HTTPResponse(response, body: Data())))
+            // Not followed, and the task left to end by itself: cancelling it here, inside
+            // URLSession's redirect callback, raced FoundationNetworking's own bookkeeping
+            // ("Received callback for HTTP redirection, but we're not waiting for it").
+            state.withLock { $0.refusedRedirect = .unsupportedRedirect(scheme, HTTPResponse(response, body: Data())) }
             return nil
         }
         let limit = core.maximumRedirects.withLock { $0 }
