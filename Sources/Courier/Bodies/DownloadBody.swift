@@ -129,7 +129,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
             let offset = file.sizeAtOpen
             if head.statusCode == 206, !head.isContentCoded,
                let range = ContentRange(head.headers["Content-Range"]), range.start == offset {
-                return open(resuming: file, total: range.total ?? head.receivedLength.map { offset + $0 }, head: head)
+                return open(resuming: file, total: range.total ?? head.receivedLength.flatMap { Self.total(after: offset, rest: $0) }, head: head)
             }
             if head.statusCode == 206 || head.statusCode == 416 {
                 // A range we did not ask for, one of coded bytes (which cannot follow decoded
@@ -367,6 +367,13 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         } else {
             files.removeResumeState()
         }
+    }
+
+    /// The size of the whole file when `rest` bytes follow the `offset` resumed from; unknown
+    /// when the sum does not fit (a `Content-Length` near `Int64.max`).
+    private static func total(after offset: Int64, rest: Int64) -> Int64? {
+        let (sum, overflow) = offset.addingReportingOverflow(rest)
+        return overflow ? nil : sum
     }
 
     private static func progress(of state: FileState) -> TransferProgress {
