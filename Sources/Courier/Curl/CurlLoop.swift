@@ -1,5 +1,8 @@
 import CCurl
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// One thread per curl-engine `Network`, driving libcurl's multi interface.
 ///
@@ -11,8 +14,9 @@ import Foundation
 ///
 /// Transport events (head, body bytes, completion) are delivered right here, one at a time per
 /// task, with no hop to another queue: that hop would cost more than the small request it serves.
-/// Easy handles are reused (reset between transfers), and the connections they open stay in the
-/// multi handle's cache, so consecutive requests to a server share a connection.
+/// Easy handles are reused (reset between transfers) where libcurl allows it
+/// (``CurlLibrary/reusesEasyHandles``), and the connections they open stay in the multi handle's
+/// cache either way, so consecutive requests to a server share a connection.
 final class CurlLoop: @unchecked Sendable {
     // @unchecked: `multi`, `running` and `idle` are touched on the loop thread only; the inbox is
     // behind its lock, and curl_multi_wakeup may be called from any thread.
@@ -29,7 +33,7 @@ final class CurlLoop: @unchecked Sendable {
     private let inbox = Locked(Inbox())
     /// Tasks whose easy handle is in the multi handle, by easy handle.
     private var running: [OpaquePointer: CurlTask] = [:]
-    /// Easy handles of finished transfers, kept for reuse.
+    /// Easy handles of finished transfers, kept for reuse (always empty where libcurl cannot reuse them).
     private var idle: [OpaquePointer] = []
     private static let idleLimit = 64
 
@@ -115,6 +119,11 @@ final class CurlLoop: @unchecked Sendable {
 
     private func add(_ task: CurlTask) {
         guard !task.isFinished else { return }   // cancelled before it was started
+        begin(task)
+    }
+
+    /// Starts a transfer of `task`: its request, or `next`, a redirect it follows.
+    private func begin(_ task: CurlTask, next: URLRequest? = nil) {
         let easy: OpaquePointer
         if let reused = idle.popLast() {
             ccurl_easy_reset(reused)
@@ -126,7 +135,7 @@ final class CurlLoop: @unchecked Sendable {
             }
             easy = made
         }
-        if let failure = task.configure(easy) {
+        if let failure = task.configure(easy, for: next) {
             recycle(easy)
             task.finish(code: failure.code, detail: failure.detail)
             return
@@ -161,23 +170,17 @@ final class CurlLoop: @unchecked Sendable {
         while ccurl_multi_next_done(multi, &easy, &result) != 0 {
             guard let easy, let task = running.removeValue(forKey: easy) else { continue }
             _ = ccurl_multi_remove_handle(multi, easy)
-            if let next = task.transferDidEnd(code: result) {
-                // A redirect Courier follows within the same task: same handle, next request.
-                ccurl_easy_reset(easy)
-                if let failure = task.configure(easy, for: next) {
-                    recycle(easy)
-                    task.finish(code: failure.code, detail: failure.detail)
-                } else {
-                    running[easy] = task
-                    _ = ccurl_multi_add_handle(multi, easy)
-                }
-            } else {
-                recycle(easy)
+            let next = task.transferDidEnd(code: result)
+            recycle(easy)
+            if let next {
+                // A redirect Courier follows within the same task: the next request, on the same
+                // handle where it can be reused.
+                begin(task, next: next)
             }
         }
     }
 
     private func recycle(_ easy: OpaquePointer) {
-        if idle.count < Self.idleLimit { idle.append(easy) } else { ccurl_easy_cleanup(easy) }
+        if CurlLibrary.reusesEasyHandles, idle.count < Self.idleLimit { idle.append(easy) } else { ccurl_easy_cleanup(easy) }
     }
 }

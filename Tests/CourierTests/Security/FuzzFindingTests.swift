@@ -38,4 +38,52 @@ final class FuzzFindingTests: XCTestCase {
         XCTAssertEqual(server.receivedRequests.first?.header("Range"), "bytes=5-")
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
     }
+
+    /// Found by the reply fuzzer (AddressSanitizer: heap-use-after-free in libcurl 7.88.1): on an
+    /// easy handle that had carried an earlier transfer, a reply whose first header line is folded
+    /// (starts with a space) was appended to that transfer's freed last header — it "succeeded",
+    /// or crashed. Before libcurl 8.1.0 each transfer now gets a new handle, and libcurl refuses
+    /// the line itself ("A libcurl function was given a bad argument", curl's exit code 43), as
+    /// it does on FoundationNetworking, which makes a handle per task.
+    func testAFoldedFirstHeaderLineAfterAnEarlierRequestIsAnErrorNotAUseAfterFree() throws {
+        let server = try makeServer()
+        server.route("/plain") { _, writer in
+            writer.respond(status: 200, headers: ["X-Earlier": "1"], text: "ok")
+        }
+        server.route("/folded") { _, writer in
+            writer.write(Data("HTTP/1.1 200 OK\r\n X-Folded: 1\r\nContent-Length: 2\r\n\r\nok".utf8))
+            writer.closeConnection()
+        }
+        let network = makeNetwork(limit: 1)
+        for _ in 0..<3 {
+            XCTAssertNoThrow(try network.scheduleSynchronously(Request<Data>.get(server.url("/plain")), timeout: 30).get())
+            let outcome = network.scheduleSynchronously(Request<Data>.get(server.url("/folded")), timeout: 30)
+            guard case .transport? = networkError(outcome) else {
+                return XCTFail("expected libcurl's refusal, got \(outcome)")
+            }
+        }
+    }
+
+    /// The same reply after a redirect, which the curl engine follows on a handle of its own too.
+    /// (FoundationNetworking follows redirects on the task's handle and crashes here: URLSession
+    /// engine left out.)
+    func testAFoldedFirstHeaderLineAfterARedirectIsAnErrorNotAUseAfterFree() throws {
+        let server = try makeServer()
+        server.route("/redirect") { _, writer in
+            writer.respond(status: 302, headers: ["Location": "/folded", "X-Earlier": "1"], text: "")
+        }
+        server.route("/folded") { _, writer in
+            writer.write(Data("HTTP/1.1 200 OK\r\n X-Folded: 1\r\nContent-Length: 2\r\n\r\nok".utf8))
+            writer.closeConnection()
+        }
+        let network = makeNetwork(limit: 1)
+        try XCTSkipIf(network.engine != .curl, "FoundationNetworking crashes on this reply after a redirect")
+        for _ in 0..<3 {
+            let outcome = network.scheduleSynchronously(Request<Data>.get(server.url("/redirect")), timeout: 30)
+            guard case .transport? = networkError(outcome) else {
+                return XCTFail("expected libcurl's refusal, got \(outcome)")
+            }
+        }
+        XCTAssertEqual(server.receivedRequests.map(\.path), Array(repeating: ["/redirect", "/folded"], count: 3).flatMap { $0 })
+    }
 }
