@@ -37,6 +37,8 @@ final class ReplyFuzzer: Sendable {
     private static let url = URL(string: "http://courier-fuzz.test/file")!
     /// What a download with `.replaceExisting` finds at its destination.
     private static let earlierFile = Data("an earlier file".utf8)
+    /// Under `TMPDIR`, which scripts/fuzz points at a folder of its own and empties (libFuzzer
+    /// ends the process without running exit handlers).
     private static let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-fuzz-\(UUID().uuidString)")
 
     private let server = ReplyServer()
@@ -75,7 +77,6 @@ final class ReplyFuzzer: Sendable {
         } catch {
             fatalError("fuzz: cannot create \(folder.path): \(error)")
         }
-        atexit { try? FileManager.default.removeItem(at: ReplyFuzzer.folder) }
         destination = folder.appendingPathComponent("body.bin")
     }
 
