@@ -37,6 +37,8 @@ final class ReplyFuzzer: Sendable {
     private static let url = URL(string: "http://courier-fuzz.test/file")!
     /// What a download with `.replaceExisting` finds at its destination.
     private static let earlierFile = Data("an earlier file".utf8)
+    /// Under `TMPDIR`, which scripts/fuzz points at a folder of its own and empties (libFuzzer
+    /// ends the process without running exit handlers).
     private static let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-fuzz-\(UUID().uuidString)")
 
     private let server = ReplyServer()
@@ -75,7 +77,6 @@ final class ReplyFuzzer: Sendable {
         } catch {
             fatalError("fuzz: cannot create \(folder.path): \(error)")
         }
-        atexit { try? FileManager.default.removeItem(at: ReplyFuzzer.folder) }
         destination = folder.appendingPathComponent("body.bin")
     }
 
@@ -92,11 +93,12 @@ final class ReplyFuzzer: Sendable {
 
     // MARK: - One input
 
-    /// What the selector byte chooses: bits 0–1 the kind of request (0 GET, or HEAD with bit 4;
-    /// 1 POST; 2 download; 3 resumed download); bit 2 accepted content types (in memory), or an
-    /// existing destination and `.replaceExisting` (downloads); bit 3 the network with cookies.
+    /// What the selector byte chooses: bits 0–1 the kind of request (0 GET in memory, or HEAD
+    /// with bit 4, or a GET streamed with bit 5; 1 POST; 2 download; 3 resumed download); bit 2
+    /// accepted content types (in memory, streamed), or an existing destination and
+    /// `.replaceExisting` (downloads); bit 3 the network with cookies.
     private enum Kind {
-        case get, head, post, download, resume
+        case get, head, stream, post, download, resume
     }
 
     func run(selector: UInt8, reply: Data) {
@@ -105,7 +107,7 @@ final class ReplyFuzzer: Sendable {
         let network = selector & 8 == 0 ? plain : withCookies
         let kind: Kind
         switch selector & 3 {
-        case 0: kind = selector & 16 == 0 ? .get : .head
+        case 0: kind = selector & 16 != 0 ? .head : selector & 32 != 0 ? .stream : .get
         case 1: kind = .post
         case 2: kind = .download
         default: kind = .resume
@@ -117,6 +119,12 @@ final class ReplyFuzzer: Sendable {
                                         body: kind == .post ? .text("fuzz") : nil, timeout: Self.deadline)
             if selector & 4 != 0 { request.acceptedContentTypes = ["application/json", "text/*"] }
             let result = network.scheduleSynchronously(request)
+            check(result.map { _ in () })
+        case .stream:
+            var request = Request<Data>(url: Self.url, timeout: Self.deadline)
+            if selector & 4 != 0 { request.acceptedContentTypes = ["application/json", "text/*"] }
+            var received = 0
+            let result = network.streamSynchronously(request, onData: { received += $0.count })
             check(result.map { _ in () })
         case .download, .resume:
             if kind == .resume { plantPartialFile() }
