@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -23,15 +24,15 @@ final class Console: @unchecked Sendable {  // writes are under its lock.
     /// Writes body bytes to stdout.
     /// - Throws: ``Failure`` with ``ExitCode/writeError`` when stdout is closed or full.
     func writeOut(_ data: Data) throws(Failure) {
-        let written = lock.withLock { Self.writeAll(data, to: STDOUT_FILENO) }
-        if let error = written {
-            throw Failure(.writeError, "cannot write to stdout: \(String(cString: strerror(error)))")
+        let failure = lock.withLock { PartialFile.writeAll(data, to: STDOUT_FILENO) }
+        if let failure {
+            throw Failure(.writeError, "cannot write to stdout: \(String(cString: strerror(failure.code.rawValue)))")
         }
     }
 
     /// Writes to stderr; a failure to report on stderr cannot itself be reported, so it is ignored.
     func writeError(_ data: Data) {
-        lock.withLock { _ = Self.writeAll(data, to: STDERR_FILENO) }
+        lock.withLock { _ = PartialFile.writeAll(data, to: STDERR_FILENO) }
     }
 
     /// `courier: <text>` on its own line of stderr. On a terminal the line is cleared first, so
@@ -50,23 +51,5 @@ final class Console: @unchecked Sendable {  // writes are under its lock.
             return (Int(size.ws_col), Int(size.ws_row))
         }
         return (80, 24)
-    }
-
-    /// Returns `errno` on failure, `nil` on success.
-    private static func writeAll(_ data: Data, to descriptor: Int32) -> Int32? {
-        data.withUnsafeBytes { raw -> Int32? in
-            guard var pointer = raw.baseAddress else { return nil }
-            var left = raw.count
-            while left > 0 {
-                let count = write(descriptor, pointer, left)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                pointer += count
-                left -= count
-            }
-            return nil
-        }
     }
 }

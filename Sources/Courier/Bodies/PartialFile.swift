@@ -12,7 +12,7 @@ import Darwin
 /// never followed (`O_NOFOLLOW`), new files are created with `O_CREAT | O_EXCL` (so nothing
 /// planted at the path is ever opened), and what was opened is checked through the descriptor
 /// (`fstat`), never through a second look at the path, which could have changed in between.
-final class PartialFile: Sendable {
+package final class PartialFile: Sendable {
     /// The path it was opened at, for errors.
     let url: URL
     /// Its size when it was opened: where a resumed download continues.
@@ -132,8 +132,8 @@ final class PartialFile: Sendable {
     }
 
     /// `write(2)` until all of `data` is written; the error, if any. Also writes the body of
-    /// `streamSynchronously(_:to:)` to its file handle.
-    static func writeAll(_ data: Data, to fd: Int32) -> POSIXError? {
+    /// `streamSynchronously(_:to:)` to its file handle, and the `courier` tool's stdout and stderr.
+    package static func writeAll(_ data: Data, to fd: Int32) -> POSIXError? {
         data.withUnsafeBytes { raw -> POSIXError? in
             guard var pointer = raw.baseAddress else { return nil }
             var left = raw.count
