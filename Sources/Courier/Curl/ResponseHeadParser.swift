@@ -55,7 +55,7 @@ struct ResponseHeadParser {
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
         let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
         if line.starts(with: Self.statusPrefix) {
-            return startHead(String(decoding: line, as: UTF8.self))
+            return startHead(line)
         }
         guard current != nil else {
             return .malformed("the reply does not start with an HTTP status line")
@@ -96,12 +96,26 @@ struct ResponseHeadParser {
         return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
-    private mutating func startHead(_ line: String) -> Event {
-        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-        guard parts.count >= 2, let status = Int(parts[1]), (100...999).contains(status) else {
-            return .malformed("the status line '\(line.prefix(80))' is not valid")
+    /// Reads a status line: `HTTP/` and a version of digits and dots, then a three-digit status,
+    /// then an optional reason. Checked as bytes, so that what reaches `Head.version` is ASCII: a
+    /// check on the String would compare grapheme clusters, and `HTTP/` followed by a combining
+    /// mark is not `HTTP/` to a String (the fuzzer found that).
+    private mutating func startHead(_ line: UnsafeRawBufferPointer) -> Event {
+        let versionEnd = line.firstIndex(of: 0x20) ?? line.endIndex
+        let versionNumber = line[Self.statusPrefix.count..<versionEnd]
+        var statusStart = versionEnd
+        while statusStart < line.endIndex, line[statusStart] == 0x20 { statusStart += 1 }
+        let statusEnd = min(statusStart + 3, line.endIndex)
+        let status = line[statusStart..<statusEnd]
+        guard !versionNumber.isEmpty, versionNumber.allSatisfy({ Self.isDigit($0) || $0 == 0x2E }),
+              status.count == 3, status.allSatisfy(Self.isDigit), statusEnd == line.endIndex || line[statusEnd] == 0x20,
+              let code = Int(String(decoding: status, as: UTF8.self)), code >= 100
+        else {
+            return .malformed("the status line '\(String(decoding: line.prefix(80), as: UTF8.self))' is not valid")
         }
-        current = Head(statusCode: status, version: String(parts[0]), fields: [])
+        current = Head(statusCode: code, version: String(decoding: line[..<versionEnd], as: UTF8.self), fields: [])
         return .pending
     }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
 }

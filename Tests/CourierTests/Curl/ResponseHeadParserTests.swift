@@ -49,7 +49,24 @@ final class ResponseHeadParserTests: XCTestCase {
         XCTAssertEqual(feed(["hello\r\n"]).first, .malformed("the reply does not start with an HTTP status line"))
         guard case .malformed? = feed(["HTTP/1.1 abc\r\n"]).first else { return XCTFail("a status that is not a number") }
         guard case .malformed? = feed(["HTTP/1.1 99 Low\r\n"]).first else { return XCTFail("a status below 100") }
+        guard case .malformed? = feed(["HTTP/1.1 +200 OK\r\n"]).first else { return XCTFail("a signed status") }
+        guard case .malformed? = feed(["HTTP/1.1 2000 OK\r\n"]).first else { return XCTFail("four digits") }
+        guard case .malformed? = feed(["HTTP/ 200 OK\r\n"]).first else { return XCTFail("no version number") }
+        guard case .malformed? = feed(["HTTP/1.x 200 OK\r\n"]).first else { return XCTFail("a version that is not a number") }
         XCTAssertEqual(feed(["HTTP/1.1 200 OK\r\n", "NoColonHere\r\n"]).last, .malformed("a header line has no colon"))
+    }
+
+    /// Found by scripts/fuzz: `HTTP/` then a combining mark (U+035B) was taken as a version, and
+    /// as a String it no longer starts with `HTTP/` (the slash and the mark are one Character).
+    func testAVersionIsDigitsAndDotsOnly() {
+        let line: [UInt8] = Array("HTTP/".utf8) + [0xCD, 0x9B] + Array("TTP/2 200 OK\r\n".utf8)
+        var parser = ResponseHeadParser()
+        guard case .malformed = parser.consume(line) else { return XCTFail("a combining mark in the version") }
+        for (status, version) in [("HTTP/2 204\r\n", "HTTP/2"), ("HTTP/1.0 404 Not Found\r\n", "HTTP/1.0")] {
+            let events = feed([status, "\r\n"])
+            guard case let .head(head) = events.last else { return XCTFail("\(status): \(events)") }
+            XCTAssertEqual(head.version, version)
+        }
     }
 
     func testNonUTF8BytesNeverTrap() {
