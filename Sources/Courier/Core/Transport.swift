@@ -12,6 +12,8 @@ import FoundationNetworking
 protocol Transport: Sendable {
     func makeDataTask(with request: URLRequest) -> any TransportTask
     func makeUploadTask(with request: URLRequest, fromFile file: URL) -> any TransportTask
+    /// Whether a `GET` with a body goes out as it is (see ``MethodBodyCheck``).
+    var sendsGETBodies: Bool { get }
     /// Cancels a task whose transfer has ended (or that was never wanted): never blocks the
     /// caller, never under a lock.
     func cancel(_ task: any TransportTask)
@@ -79,6 +81,9 @@ extension URLSession: Transport {
 
     /// How long after a transfer ends early its URLSession task is cancelled; see ``cancel(_:)``.
     static let cancelDelay: TimeInterval = 0.025
+
+    /// URLSession fails such a task with "resource exceeds maximum size".
+    var sendsGETBodies: Bool { false }
 
     func makeDataTask(with request: URLRequest) -> any TransportTask {
         dataTask(with: request)

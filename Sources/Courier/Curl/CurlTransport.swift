@@ -20,6 +20,9 @@ final class CurlTransport: Transport {
         self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost)
     }
 
+    /// Sent as asked, as curl does.
+    var sendsGETBodies: Bool { true }
+
     func makeDataTask(with request: URLRequest) -> any TransportTask {
         CurlTask(transport: self, request: request, upload: request.httpBody.map { .data($0) } ?? .none)
     }

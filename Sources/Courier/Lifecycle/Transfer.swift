@@ -292,6 +292,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     private func makeTask(for request: URLRequest) {
         var request = request
         if let cookies = core.sessionCookies { request = cookies.applying(to: request) }
+        if let problem = MethodBodyCheck.problem(in: request, uploadsFromFile: body.uploadsFromFile,
+                                                 transportSendsGETBodies: core.transport.sendsGETBodies) {
+            handle { $0.taskCreationFailed(problem) }
+            return
+        }
         let task: any TransportTask
         do {
             task = try body.makeTask(in: core.transport, for: request)

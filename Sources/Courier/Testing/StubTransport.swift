@@ -10,6 +10,9 @@ struct StubTransport: Transport {
     let registry: TransferRegistry
     let delegateQueue: DispatchQueue
 
+    /// A stub answers whatever it is given (its rules may match on a GET's body).
+    var sendsGETBodies: Bool { true }
+
     func makeDataTask(with request: URLRequest) -> any TransportTask {
         StubTask(request: request, bodyFile: nil, transport: self)
     }

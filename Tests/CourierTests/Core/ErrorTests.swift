@@ -58,6 +58,32 @@ final class ErrorTests: XCTestCase {
         XCTAssertEqual(response.body, Data([0x63, 0x61, 0x66, 0xE9]))
     }
 
+    /// A body on a GET is sent by the curl engine, as curl sends it; URLSession fails such a task
+    /// with "resource exceeds maximum size" (-1103), so on that engine it is an `invalidRequest`
+    /// that says what to do, before anything is sent. A body on a HEAD is refused on both (libcurl
+    /// would drop it without a word). Never a silently changed request.
+    func testAGETWithABodyIsSentOrRefusedUpFrontAndAHEADWithABodyIsRefused() throws {
+        let server = try makeServer()
+        server.route("/echo") { request, writer in writer.respond(status: 200, text: "\(request.method) \(request.body.count)") }
+        let network = makeNetwork()
+        let bodies = [(RequestBody.text("a body"), 6), (.data(Data(repeating: 1, count: 10), contentType: "application/octet-stream"), 10)]
+        for (body, size) in bodies {
+            guard let get = result(of: Request<Data>(method: .get, url: server.url("/echo"), body: body), on: network),
+                  let head = result(of: Request<Data>(method: .head, url: server.url("/echo"), body: body), on: network) else {
+                return XCTFail("no completion")
+            }
+            guard case let .invalidRequest(detail)? = networkError(head) else { return XCTFail("HEAD: \(head)") }
+            XCTAssertEqual(detail, "a HEAD request cannot carry a body")
+            if network.engine == .curl {
+                XCTAssertEqual((try? get.get()).map { String(decoding: $0, as: UTF8.self) }, "GET \(size)")
+            } else {
+                guard case let .invalidRequest(detail)? = networkError(get) else { return XCTFail("GET: \(get)") }
+                XCTAssertTrue(detail.contains("GET with a body") && detail.contains("curl engine"), detail)
+            }
+        }
+        XCTAssertEqual(server.receivedRequests.count, network.engine == .curl ? bodies.count : 0, "only what is sent as asked reaches the server")
+    }
+
     func testConnectionRefusedIsTransport() {
         let url = URL(string: "http://127.0.0.1:\(TestServer.unusedPort())/")!
         guard case let .transport(error)? = networkError(result(of: Request<Data>.get(url), on: makeNetwork())) else {

@@ -118,8 +118,8 @@ final class CurlCommandTests: XCTestCase {
         for (method, body) in bodies {
             try assertCurlSendsTheSameRequest(Request<Data>(method: method, url: url, body: body), on: server)
         }
-        // A GET with a body is sent as such by the curl engine (URLSession on Linux makes it a
-        // POST of its own, so the comparison would be with URLSession's quirk).
+        // A GET with a body is sent as such by the curl engine (the URLSession engine refuses it:
+        // see ErrorTests).
         if makeNetwork().engine == .curl {
             try assertCurlSendsTheSameRequest(Request<Data>(method: .get, url: url, body: .text("a GET with a body")), on: server)
         }
