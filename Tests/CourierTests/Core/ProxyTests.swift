@@ -8,11 +8,20 @@ import XCTest
 /// The curl engine sends requests through the proxies a configuration's
 /// `connectionProxyDictionary` names. The loopback server plays the proxy: a plain-http request
 /// through a proxy is an ordinary request whose target is the absolute URL, so the server sees
-/// the origin's name in `Host`, a name that could never have been reached directly.
+/// the origin's name in `Host`, a name that could never have been reached directly. An https
+/// request goes through a `CONNECT` tunnel: ``ConnectProxy`` opens it to the loopback TLS server,
+/// or refuses it.
 final class ProxyTests: XCTestCase {
     /// Resolves nowhere, without even a DNS query (a 70-character label is no valid host name;
     /// `.invalid` is reserved): a request for it succeeds only through a proxy.
     static let originHost = String(repeating: "a", count: 70) + ".invalid"
+    /// A proxy host that resolves nowhere, for the same reasons.
+    static let unresolvableProxyHost = String(repeating: "p", count: 70) + ".invalid"
+
+    override class func tearDown() {
+        TLSFixture.tearDownShared()
+        super.tearDown()
+    }
     private let origin = URL(string: "http://\(ProxyTests.originHost)/hello?x=1")!
 
     /// A curl-engine network whose configuration names `proxies`.
@@ -50,5 +59,37 @@ final class ProxyTests: XCTestCase {
             XCTAssertEqual(urlError.code, .cannotFindHost)
         }
         XCTAssertEqual(proxy.connectionCount, 0)
+    }
+
+    // MARK: - https through a CONNECT tunnel
+
+    /// Measured on Linux (swift-corelibs-foundation over libcurl 7.88.1), with `https_proxy`
+    /// pointing at a tunnelling proxy: FoundationNetworking hands the proxy's `200 Connection
+    /// established` head (with the proxy's own header) to the delegate as the response, and has
+    /// no way to trust the test's certificate authority, so the request then fails as untrusted.
+    private static let urlSessionTunnel = "URLSession on Linux ignores connectionProxyDictionary, cannot be told to trust the "
+        + "test CA, and (measured through https_proxy) reports the proxy's '200 Connection established' head as the "
+        + "response; CLIProxyTests covers what it does with refused and unresolvable proxies"
+
+    /// A curl-engine network whose https proxy is `host:port` and that trusts the TLS server;
+    /// skipped when the suite runs on URLSession, which cannot do this (see ``urlSessionTunnel``).
+    private func tunnellingNetwork(proxy host: String, port: Int) throws -> Network {
+        if makeNetwork().engine == .urlSession { throw XCTSkip(Self.urlSessionTunnel) }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.connectionProxyDictionary = ["HTTPSEnable": 1, "HTTPSProxy": host, "HTTPSPort": port]
+        return try makeCurlNetwork(configuration: configuration, tls: TLSOptions(certificateAuthorities: try tlsCertificates.authority))
+    }
+
+    func testHTTPSThroughATunnelReportsTheServersResponseNotTheProxys() throws {
+        let server = try tlsServer()
+        let proxy = try makeConnectProxy()
+        let network = try tunnellingNetwork(proxy: "127.0.0.1", port: proxy.port)
+        let response = try XCTUnwrap(result(of: Request<Data>.get(server.createdURL).string().withResponse(), on: network)?.get())
+        XCTAssertEqual(response.statusCode, 201)
+        XCTAssertEqual(response.headers["X-Origin"], "courier-tls-test-server")
+        XCTAssertEqual(response.headers["Content-Type"], "text/plain")
+        XCTAssertNil(response.headers[ConnectProxy.extraHeader.name], "the proxy's CONNECT reply is not the response")
+        XCTAssertEqual(response.value, TLSTestServer.createdBody)
+        XCTAssertEqual(proxy.connectRequests, ["CONNECT 127.0.0.1:\(server.port) HTTP/1.1"])
     }
 }
