@@ -92,4 +92,61 @@ final class ProxyTests: XCTestCase {
         XCTAssertEqual(response.value, TLSTestServer.createdBody)
         XCTAssertEqual(proxy.connectRequests, ["CONNECT 127.0.0.1:\(server.port) HTTP/1.1"])
     }
+
+    func testARefusedTunnelIsAProxyErrorWithItsStatusReportedOnceAndNotRetried() throws {
+        let server = try tlsServer()
+        let proxy = try makeConnectProxy(.refuse)
+        let network = try tunnellingNetwork(proxy: "127.0.0.1", port: proxy.port)
+        // Retries on: a refusal is the proxy's answer, not a fault another attempt could mend.
+        network.retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0)
+        let completions = Locked<[Result<String, any Error>]>([])
+        let done = expectation(description: "completion")
+        network.schedule(Request<Data>.get(server.createdURL).string()) { result in
+            completions.withLock { $0.append(result) }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 10)
+        // A second request through the same callback queue: a late extra completion of the
+        // first would arrive before this one's.
+        _ = result(of: Request<Data>.get(server.createdURL), on: network)
+        let first = try XCTUnwrap(completions.withLock { $0 }.first)
+        XCTAssertEqual(completions.withLock { $0.count }, 1)
+        guard case let .proxy(failure, urlError)? = networkError(first) else {
+            return XCTFail("expected NetworkError.proxy, got \(first)")
+        }
+        XCTAssertEqual(failure, .tunnelRefused(status: 407))
+        XCTAssertTrue(urlError.localizedDescription.contains("407"), urlError.localizedDescription)
+        XCTAssertTrue(NetworkError.proxy(failure, urlError).localizedDescription.contains("refused to open a tunnel (HTTP 407"))
+        XCTAssertEqual(proxy.connectRequests.count, 2, "one CONNECT per request, none retried")
+    }
+
+    func testAnUnresolvableProxyIsNamedInTheError() throws {
+        let server = try tlsServer()
+        let network = try tunnellingNetwork(proxy: Self.unresolvableProxyHost, port: 3128)
+        let error = networkError(result(of: Request<Data>.get(server.createdURL), on: network))
+        guard case let .proxy(failure, urlError)? = error else { return XCTFail("expected NetworkError.proxy, got \(String(describing: error))") }
+        XCTAssertEqual(failure, .unresolvableHost(Self.unresolvableProxyHost))
+        XCTAssertEqual(urlError.code, .cannotFindHost)
+        XCTAssertTrue(error?.localizedDescription.contains("proxy \(Self.unresolvableProxyHost) could not be resolved") ?? false,
+                      error?.localizedDescription ?? "")
+    }
+
+    func testAProxyThatRefusesTheConnectionIsNamedInTheError() throws {
+        let server = try tlsServer()
+        let port = TestServer.unusedPort()
+        let network = try tunnellingNetwork(proxy: "127.0.0.1", port: port)
+        let error = networkError(result(of: Request<Data>.get(server.createdURL), on: network))
+        guard case let .proxy(failure, urlError)? = error else { return XCTFail("expected NetworkError.proxy, got \(String(describing: error))") }
+        XCTAssertEqual(failure, .connectionRefused("127.0.0.1:\(port)"))
+        XCTAssertEqual(urlError.code, .cannotConnectToHost)
+    }
+
+    func testTheServerItselfRefusingTheConnectionIsNoProxyError() throws {
+        // Through no proxy, the same "Failed to connect to 127.0.0.1 port N" names the server.
+        let network = try makeCurlNetwork()
+        let url = try XCTUnwrap(URL(string: "https://127.0.0.1:\(TestServer.unusedPort())/"))
+        let error = networkError(result(of: Request<Data>.get(url), on: network))
+        guard case let .transport(urlError)? = error else { return XCTFail("expected NetworkError.transport, got \(String(describing: error))") }
+        XCTAssertEqual(urlError.code, .cannotConnectToHost)
+    }
 }
