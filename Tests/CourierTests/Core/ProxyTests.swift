@@ -68,8 +68,8 @@ final class ProxyTests: XCTestCase {
     /// established` head (with the proxy's own header) to the delegate as the response, and has
     /// no way to trust the test's certificate authority, so the request then fails as untrusted.
     private static let urlSessionTunnel = "URLSession on Linux ignores connectionProxyDictionary, cannot be told to trust the "
-        + "test CA, and (measured through https_proxy) reports the proxy's '200 Connection established' head as the "
-        + "response; CLIProxyTests covers what it does with refused and unresolvable proxies"
+        + "test CA; measured through https_proxy, it hands the proxy's '200 Connection established' head to the delegate "
+        + "as a response, then fails on the certificate. CLIProxyTests covers its refused and unresolvable proxies"
 
     /// A curl-engine network whose https proxy is `host:port` and that trusts the TLS server;
     /// skipped when the suite runs on URLSession, which cannot do this (see ``urlSessionTunnel``).
