@@ -12,9 +12,11 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case usage = 2
     /// The URL is malformed, or not http/https.
     case invalidURL = 3
+    /// The proxy's host name could not be resolved.
+    case unknownProxy = 5
     /// The host name could not be resolved.
     case unknownHost = 6
-    /// Nobody accepted the connection.
+    /// Nobody accepted the connection (at the server, or at the proxy).
     case connectionRefused = 7
     /// The server's reply is not valid HTTP (curl's "weird server reply"), or is of a media type
     /// the request refuses (`NetworkError.unexpectedContentType`; the commands accept any type today).
@@ -40,7 +42,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     /// than the library's in-memory limit.
     case tooLarge = 63
     /// Any other network failure: the connection was reset while receiving, a TLS 1.3 server
-    /// refused the client certificate after the handshake, and so on.
+    /// refused the client certificate after the handshake, a proxy refused the tunnel (`407`
+    /// to `CONNECT`, as curl 7.88 exits), and so on.
     case networkFailure = 56
     /// The client certificate or key (`--cert`, `--key`) cannot be used.
     case badClientCertificate = 58
@@ -63,8 +66,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .failure: return "other failure; a redirect to a scheme other than http/https"
         case .usage: return "usage error (unknown option, missing URL, bad value, bad header)"
         case .invalidURL: return "malformed or unsupported URL"
+        case .unknownProxy: return "could not resolve the proxy"
         case .unknownHost: return "could not resolve the host"
-        case .connectionRefused: return "could not connect (connection refused)"
+        case .connectionRefused: return "could not connect to the server or proxy (connection refused)"
         case .badResponse: return "the server's reply is not valid HTTP"
         case .partialTransfer: return "the connection closed before the body was complete"
         case .httpError: return "HTTP status >= 400 with --fail (always for download)"
@@ -75,7 +79,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .tooManyRedirects: return "too many redirects"
         case .emptyReply: return "the server closed the connection without replying"
         case .tooLarge: return "body larger than --max-filesize, or too large to hold for --json-output"
-        case .networkFailure: return "other network failure (e.g. connection reset)"
+        case .networkFailure: return "other network failure (e.g. connection reset, the proxy refused the tunnel)"
         case .badClientCertificate: return "the client certificate or key (--cert, --key) cannot be used"
         case .badCertificate: return "server certificate not trusted"
         case .destinationExists: return nil

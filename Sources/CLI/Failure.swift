@@ -46,6 +46,8 @@ struct Failure: Error, Equatable {
             self.init(urlError, url: url, timeout: timeout, connectTimeout: connectTimeout)
         case let .tls(failure, urlError):
             self.init(failure, urlError, url: url)
+        case let .proxy(failure, urlError):
+            self.init(failure, urlError, url: url)
         case let .invalidResponse(detail):
             self.init(.badResponse, "the reply from \(url?.host ?? "the server") is not valid HTTP: \(detail)" + place)
         case let .incompleteBody(urlError):
@@ -128,6 +130,20 @@ struct Failure: Error, Equatable {
         case .unsupportedByEngine:
             // The options are checked against the engine before anything starts; kept complete.
             self.init(.failure, reason)
+        }
+    }
+
+    /// curl's exit code for each proxy failure; the message names the proxy, not the server.
+    private init(_ failure: ProxyFailure, _ error: URLError, url: URL?) {
+        let place = url.map { " (\(Redaction.standard.redact($0)))" } ?? ""
+        switch failure {
+        case let .unresolvableHost(proxy):
+            self.init(.unknownProxy, "could not resolve proxy \(proxy)")
+        case let .connectionRefused(proxy):
+            self.init(.connectionRefused, "could not connect to proxy \(proxy): connection refused")
+        case let .tunnelRefused(status):
+            self.init(.networkFailure, "the proxy refused the tunnel to \(url?.host ?? "the host"): HTTP \(status) "
+                + "\(ReasonPhrase.text(for: status))" + place)
         }
     }
 

@@ -28,6 +28,12 @@ public enum NetworkError: Error, Sendable {
     /// TLS library's own reason in its description. Not retried by default: none of these
     /// mends itself. See Docs/TLS.md.
     case tls(TLSFailure, URLError)
+    /// The proxy the request went through failed: ``ProxyFailure`` says how (not found, not
+    /// reachable, or it refused the `CONNECT` tunnel with a status such as `407`) and names the
+    /// proxy, not the request's host; the `URLError` carries libcurl's message. Nothing reached
+    /// the server. A refused tunnel is not retried by default; the others are retried as their
+    /// `URLError` code says (`-1003`, `-1004`). See Docs/Errors.md.
+    case proxy(ProxyFailure, URLError)
     /// The server's reply is not valid HTTP: a malformed status line, an HTTP/0.9 reply, a header
     /// line without a colon, a broken chunked encoding, conflicting `Content-Length` headers. The
     /// text says what was wrong. Not retried by default: a broken server tends to stay broken.
@@ -121,6 +127,7 @@ extension NetworkError: LocalizedError {
         case .timedOut: return "The request timed out."
         case let .transport(error): return "Transport error \(error.code.rawValue): \(error.localizedDescription)"
         case let .tls(failure, error): return "\(failure.summary): \(error.localizedDescription)"
+        case let .proxy(failure, error): return "\(failure.summary): \(error.localizedDescription)"
         case let .invalidResponse(detail): return "The server's reply is not valid HTTP: \(detail)"
         case let .incompleteBody(error): return "The connection closed before the body was complete: \(error.localizedDescription)"
         case let .httpStatus(response): return "HTTP \(response.statusCode) from \(response.url.map(redaction.redact) ?? "server")"

@@ -26,6 +26,8 @@ import FoundationNetworking
 /// | closes without a byte | -1011 | Empty reply from server | ``NetworkError/transport(_:)`` as is |
 /// | resets the connection | -1005 | Recv failure: Connection reset by peer | ``NetworkError/transport(_:)`` as is |
 /// | a certificate no trusted authority issued | -1 | SSL certificate problem: unable to get local issuer certificate | ``NetworkError/tls(_:_:)``, untrusted |
+/// | `https_proxy` names a host that does not resolve | -1 | Could not resolve proxy: NAME | ``NetworkError/proxy(_:_:)``, unresolvable `NAME` |
+/// | the proxy answers `CONNECT` with 407 | -1 | CONNECT tunnel failed, response 407 | ``NetworkError/proxy(_:_:)``, tunnel refused (407) |
 ///
 /// Any other `-1` (a libcurl code FoundationNetworking does not translate) stays a
 /// ``NetworkError/transport(_:)`` with libcurl's message.
@@ -33,8 +35,12 @@ import FoundationNetworking
 /// The curl engine's errors carry their `CURLcode` (``CurlError``): 8 and 61 are
 /// ``NetworkError/invalidResponse(_:)``, 18 ``NetworkError/incompleteBody(_:)``, the TLS
 /// codes (35, 58, 60, 77, 90) ``NetworkError/tls(_:_:)`` with the ``TLSFailure`` each means,
-/// the rest keep their `URLError`. The TLS codes of Apple's URLSession (`-1200`, `-1202` and
-/// its kin) are ``NetworkError/tls(_:_:)`` as well.
+/// 5 (the proxy does not resolve), 56 or 97 after a refused `CONNECT`, and 7 when libcurl's
+/// message names an address other than the request's (the proxy's) are
+/// ``NetworkError/proxy(_:_:)``; the rest keep their `URLError`. (URLSession's `-1004` does not
+/// say whether the proxy or the server refused: it stays a ``NetworkError/transport(_:)``.)
+/// The TLS codes of Apple's URLSession (`-1200`, `-1202` and its kin) are
+/// ``NetworkError/tls(_:_:)`` as well.
 enum TransportFailure {
     static func classify(_ error: URLError) -> NetworkError {
         if let code = error.curlCode { return classify(error, curlCode: code) }
@@ -58,6 +64,7 @@ enum TransportFailure {
             return .invalidURL(error.failingURL.map(Redaction.standard.redact) ?? message)
         case .unknown:
             let message = libcurlMessage(of: error)
+            if let failure = proxyFailure(in: message) { return .proxy(failure, error) }
             if message.hasPrefix("transfer closed with") { return .incompleteBody(error) }
             if isProtocolViolation(message) { return .invalidResponse(message) }
             // FoundationNetworking passes libcurl's TLS failures on as -1 too.
@@ -76,6 +83,7 @@ enum TransportFailure {
     /// The curl engine keeps libcurl's own code, so nothing needs guessing from messages.
     private static func classify(_ error: URLError, curlCode: Int) -> NetworkError {
         let message = libcurlMessage(of: error)
+        if let failure = proxyFailure(error, curlCode: curlCode, message: message) { return .proxy(failure, error) }
         switch curlCode {
         case 8, 61: return .invalidResponse(message)   // weird server reply, bad content encoding
         case 18: return .incompleteBody(error)          // partial file
@@ -112,6 +120,53 @@ enum TransportFailure {
         "Invalid Content-Length", "Overflow Content-Length", "chunked-encoding", "content unencoding",
         "Unrecognized content encoding",
     ]
+
+    /// The proxy failure behind a curl-engine error. libcurl's code says "the proxy" only when
+    /// its name cannot be resolved (5); a refused tunnel is 56 (libcurl 7.x) or 97 (8.x) with
+    /// the proxy's CONNECT status, and a proxy nobody answers at is 7 with its address in the message.
+    private static func proxyFailure(_ error: URLError, curlCode: Int, message: String) -> ProxyFailure? {
+        switch curlCode {
+        case 5:
+            return proxyFailure(in: message) ?? .unresolvableHost("(unnamed)")
+        case 56, 97:
+            if let status = error.curlConnectStatus, !(200...299).contains(status) { return .tunnelRefused(status: status) }
+            return proxyFailure(in: message)
+        case 7:
+            return unreachedProxy(in: message, requestURL: error.failingURL).map(ProxyFailure.connectionRefused)
+        default:
+            return nil
+        }
+    }
+
+    /// The proxy failure libcurl's message reports, on either engine: "Could not resolve proxy:
+    /// NAME", "CONNECT tunnel failed, response 407" (7.x and 8.x spell them so).
+    private static func proxyFailure(in message: String) -> ProxyFailure? {
+        if let range = message.range(of: "Could not resolve proxy: ") {
+            let name = message[range.upperBound...].prefix { !$0.isWhitespace }
+            return .unresolvableHost(name.isEmpty ? "(unnamed)" : String(name))
+        }
+        if let range = message.range(of: "CONNECT tunnel failed, response "),
+           let status = Int(message[range.upperBound...].prefix(while: \.isNumber)) {
+            return .tunnelRefused(status: status)
+        }
+        return nil
+    }
+
+    /// The proxy in libcurl's "Failed to connect to HOST port PORT after N ms: ...": libcurl names
+    /// the address it tried, which is the proxy's when there is one. `HOST:PORT` when that is not
+    /// the request's own host and port; `nil` when it is, or when the message says otherwise.
+    private static func unreachedProxy(in message: String, requestURL: URL?) -> String? {
+        guard let start = message.range(of: "Failed to connect to "),
+              let portMark = message.range(of: " port ", range: start.upperBound..<message.endIndex),
+              let port = Int(message[portMark.upperBound...].prefix(while: \.isNumber)) else { return nil }
+        let host = String(message[start.upperBound..<portMark.lowerBound])
+        if let url = requestURL {
+            let targetPort = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+            let targetHost = (url.host ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            if host.caseInsensitiveCompare(targetHost) == .orderedSame, port == targetPort { return nil }
+        }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
 
     /// Whether libcurl's message reports an alert the server sent to end the TLS session.
     private static func isTLSAlert(_ message: String) -> Bool {

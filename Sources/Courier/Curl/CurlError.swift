@@ -12,10 +12,16 @@ import FoundationNetworking
 enum CurlError {
     /// `userInfo` key of the `CURLcode` (an `Int`) behind a curl-engine `URLError`.
     static let codeKey = "CourierCurlCode"
+    /// `userInfo` key of the status a proxy answered the tunnel's `CONNECT` with (an `Int`),
+    /// present when the transfer failed after one (`CURLINFO_HTTP_CONNECTCODE`).
+    static let connectStatusKey = "CourierCurlConnectStatus"
 
-    static func urlError(code: Int32, url: URL?, detail: String? = nil) -> URLError {
+    static func urlError(code: Int32, url: URL?, detail: String? = nil, connectStatus: Int = 0) -> URLError {
         let description = detail ?? String(cString: ccurl_easy_strerror(code))
         var userInfo: [String: Any] = [codeKey: Int(code), NSLocalizedDescriptionKey: description]
+        if connectStatus != 0 {
+            userInfo[connectStatusKey] = connectStatus
+        }
         if let url {
             userInfo[NSURLErrorFailingURLErrorKey] = url
         }
@@ -48,4 +54,7 @@ enum CurlError {
 extension URLError {
     /// The libcurl result code behind an error of the curl engine, or `nil` (URLSession).
     var curlCode: Int? { userInfo[CurlError.codeKey] as? Int }
+
+    /// The status a proxy answered `CONNECT` with, on the curl engine, when the transfer failed after one.
+    var curlConnectStatus: Int? { userInfo[CurlError.connectStatusKey] as? Int }
 }

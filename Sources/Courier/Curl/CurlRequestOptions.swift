@@ -24,6 +24,12 @@ enum CurlRequestOptions {
         set(Int32(CCURLOPT_FOLLOWLOCATION), 0)
         set(Int32(CCURLOPT_PROTOCOLS_STR), "http,https")
         set(Int32(CCURLOPT_REDIR_PROTOCOLS_STR), "http,https")
+        // Through a proxy an https request first opens a tunnel with `CONNECT`; without this,
+        // libcurl hands the proxy's reply (`200 Connection established`) to the header callback
+        // like any head, and it would be taken for the response. Set always: the proxy may come
+        // from the environment, unknown here. A refused tunnel still ends the transfer with an
+        // error, and CURLINFO_HTTP_CONNECTCODE keeps the proxy's status.
+        set(Int32(CCURLOPT_SUPPRESS_CONNECT_HEADERS), 1)
 
         // Callbacks, all with the task as their context.
         _ = ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_HEADERFUNCTION), curlHeaderCallback)

@@ -204,16 +204,24 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         } else if let protocolFailure {
             finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server's reply is not valid HTTP: \(protocolFailure)")
         } else {
-            finish(code: code, detail: errorBuffer[0] == 0 ? nil : String(cString: errorBuffer))
+            // A proxy that refused the tunnel: its status, which its suppressed reply head (see
+            // CurlRequestOptions) no longer shows. libcurl 7.88 ends such a transfer with 56,
+            // newer ones with 97 (CURLE_PROXY).
+            var connectStatus = 0
+            if code != CCURLE_OK, let easy {
+                _ = ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_HTTP_CONNECTCODE), &connectStatus)
+            }
+            finish(code: code, detail: errorBuffer[0] == 0 ? nil : String(cString: errorBuffer), connectStatus: connectStatus)
         }
         return nil
     }
 
     /// Ends the task with `code` and reports it to its transfer (or, if the transfer has ended
     /// already, to the registry, which frees a slot kept for it).
-    func finish(code: Int32, detail: String?) {
+    func finish(code: Int32, detail: String?, connectStatus: Int = 0) {
         guard markFinished() else { return }
-        let error = code == CCURLE_OK ? nil : CurlError.urlError(code: code, url: request.url, detail: detail)
+        let error = code == CCURLE_OK ? nil
+            : CurlError.urlError(code: code, url: request.url, detail: detail, connectStatus: connectStatus)
         transport.registry.complete(self, error: error)
     }
 

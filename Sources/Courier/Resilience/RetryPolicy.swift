@@ -31,7 +31,8 @@ public struct RetryPolicy: Sendable, Hashable {
     public var retryableStatusCodes: Set<Int>
     /// Transport failures worth another attempt, as `URLError` codes (raw values, so that the
     /// Linux-only code `-1`, "transfer closed with bytes remaining", can be listed). Matched
-    /// against ``NetworkError/transport(_:)`` and ``NetworkError/incompleteBody(_:)``.
+    /// against ``NetworkError/transport(_:)`` and ``NetworkError/incompleteBody(_:)``, and
+    /// ``NetworkError/proxy(_:_:)`` but for a refused tunnel (the proxy's answer, not a fault).
     public var retryableErrorCodes: Set<Int>
 
     /// Creates a policy; every parameter has the documented default.
@@ -98,6 +99,8 @@ public struct RetryPolicy: Sendable, Hashable {
         switch error {
         case let .transport(urlError) where retryableErrorCodes.contains(urlError.code.rawValue),
              let .incompleteBody(urlError) where retryableErrorCodes.contains(urlError.code.rawValue):
+            return backoff(afterAttempt: attempts, random: random)
+        case let .proxy(failure, urlError) where failure.mayMendItself && retryableErrorCodes.contains(urlError.code.rawValue):
             return backoff(afterAttempt: attempts, random: random)
         case .timedOut where retryableErrorCodes.contains(URLError.timedOut.rawValue):
             // Only URLSession's idle timeout arrives here: Courier's own deadline is final.

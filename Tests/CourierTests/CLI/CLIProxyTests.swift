@@ -2,9 +2,16 @@ import Foundation
 import XCTest
 
 /// `-x/--proxy`, and the environment's `http_proxy` and `no_proxy`. The loopback server plays the
-/// proxy for an origin that resolves nowhere, so a request that succeeds went through it.
+/// proxy for an origin that resolves nowhere, so a request that succeeds went through it. For
+/// https, ``ConnectProxy`` tunnels to the loopback TLS server, or refuses; where the `curl`
+/// command is installed, it must exit as courier does.
 final class CLIProxyTests: CLITestCase {
     private let origin = "http://\(ProxyTests.originHost)/hello"
+
+    override class func tearDown() {
+        TLSFixture.tearDownShared()
+        super.tearDown()
+    }
 
     func testProxyOption() throws {
         let proxy = try makeProxy()
@@ -44,5 +51,69 @@ final class CLIProxyTests: CLITestCase {
             XCTAssertEqual(direct.status, 6, "\(arguments): \(direct.stderrText)")
         }
         XCTAssertEqual(proxy.requestCount, 1)
+    }
+
+    // MARK: - https through a CONNECT tunnel
+
+    /// Asserts that `curl -s -o /dev/null arguments…`, if installed, exits with `expected` too.
+    private func assertCurlExits(_ expected: Int32, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+        guard let curl = ExternalTool.path(of: "curl") else { return }
+        let reference = try ExternalTool.run(curl, ["-s", "-o", "/dev/null"] + arguments)
+        XCTAssertEqual(reference.status, expected, "curl \(arguments): \(reference.stderrText)", file: file, line: line)
+    }
+
+    func testHTTPSThroughTheProxyOptionShowsTheServersResponse() throws {
+        let server = try tlsServer()
+        let proxy = try makeConnectProxy()
+        let result = try courier("--engine", "curl", "-i", "--cacert", try tlsCertificates.authority.path,
+                                 "-x", "127.0.0.1:\(proxy.port)", server.createdURL.absoluteString)
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertTrue(result.stdoutText.hasPrefix("HTTP/1.1 201 "), result.stdoutText)
+        XCTAssertTrue(result.stdoutText.contains("X-Origin: courier-tls-test-server"), result.stdoutText)
+        XCTAssertFalse(result.stdoutText.contains(ConnectProxy.extraHeader.name), result.stdoutText)
+        XCTAssertTrue(result.stdoutText.hasSuffix(TLSTestServer.createdBody), result.stdoutText)
+        XCTAssertEqual(proxy.connectRequests, ["CONNECT 127.0.0.1:\(server.port) HTTP/1.1"])
+    }
+
+    func testARefusedTunnelExits56AsCurlDoesOnEitherEngine() throws {
+        let server = try tlsServer()
+        let proxy = try makeConnectProxy(.refuse)
+        let url = server.createdURL.absoluteString
+        // URLSession ignores -x on Linux but its libcurl reads https_proxy.
+        for (engine, arguments, environment) in [
+            ("curl", ["-x", "127.0.0.1:\(proxy.port)"], [:]),
+            ("urlsession", [], ["https_proxy": "http://127.0.0.1:\(proxy.port)"]),
+        ] {
+            let result = try start(["--engine", engine] + arguments + [url], environment: environment).finish()
+            XCTAssertEqual(result.status, 56, "\(engine): \(result.stderrText)")
+            XCTAssertTrue(result.stderrText.contains("the proxy refused the tunnel to 127.0.0.1: HTTP 407 Proxy Authentication Required"),
+                          "\(engine): \(result.stderrText)")
+            XCTAssertFalse(result.stdoutText.contains(ConnectProxy.refusalBody), "\(engine): the proxy's page is no response")
+        }
+        XCTAssertEqual(proxy.connectRequests.count, 2)
+        try assertCurlExits(56, ["-x", "127.0.0.1:\(proxy.port)", url])
+    }
+
+    func testAnUnresolvableProxyExits5AndIsNamedOnEitherEngine() throws {
+        let url = try tlsServer().createdURL.absoluteString
+        let proxy = ProxyTests.unresolvableProxyHost
+        for (engine, arguments, environment) in [
+            ("curl", ["-x", "\(proxy):3128"], [:]),
+            ("urlsession", [], ["https_proxy": "http://\(proxy):3128"]),
+        ] {
+            let result = try start(["--engine", engine] + arguments + [url], environment: environment).finish()
+            XCTAssertEqual(result.status, 5, "\(engine): \(result.stderrText)")
+            XCTAssertTrue(result.stderrText.contains("could not resolve proxy \(proxy)"), "\(engine): \(result.stderrText)")
+        }
+        try assertCurlExits(5, ["-x", "\(proxy):3128", url])
+    }
+
+    func testAProxyThatRefusesTheConnectionIsNamed() throws {
+        let url = try tlsServer().createdURL.absoluteString
+        let port = TestServer.unusedPort()
+        let result = try courier("--engine", "curl", "-x", "127.0.0.1:\(port)", url)
+        XCTAssertEqual(result.status, 7, result.stderrText)
+        XCTAssertTrue(result.stderrText.contains("could not connect to proxy 127.0.0.1:\(port)"), result.stderrText)
+        try assertCurlExits(7, ["-x", "127.0.0.1:\(port)", url])
     }
 }

@@ -122,7 +122,8 @@ struct TLSCertificates {
 }
 
 /// A real HTTPS server on 127.0.0.1: Python's `http.server` behind an `ssl.SSLContext`, answering
-/// every GET with `200` and `hello over tls`. Stopped by ``stop()``, or when the test process
+/// every GET with `200` and `hello over tls`, but `/created` with `201`, an `X-Origin` header
+/// and `created over tls` (``createdURL``). Stopped by ``stop()``, or when the test process
 /// dies: it exits when its stdin closes.
 final class TLSTestServer: @unchecked Sendable {  // `process` is only driven from the test's thread.
     let port: Int
@@ -130,6 +131,9 @@ final class TLSTestServer: @unchecked Sendable {  // `process` is only driven fr
 
     var url: URL { URL(string: "https://127.0.0.1:\(port)/hello")! }
     static let body = "hello over tls\n"
+    /// `201`, with `X-Origin: courier-tls-test-server` and ``createdBody``.
+    var createdURL: URL { URL(string: "https://127.0.0.1:\(port)/created")! }
+    static let createdBody = "created over tls\n"
 
     /// - Parameters:
     ///   - clientAuthority: Require a client certificate issued by this CA.
@@ -181,8 +185,13 @@ final class TLSTestServer: @unchecked Sendable {  // `process` is only driven fr
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             def do_GET(self):
-                body = b"hello over tls\\n"
-                self.send_response(200)
+                if self.path == "/created":
+                    body = b"created over tls\\n"
+                    self.send_response(201)
+                    self.send_header("X-Origin", "courier-tls-test-server")
+                else:
+                    body = b"hello over tls\\n"
+                    self.send_response(200)
                 self.send_header("Content-Type", "text/plain")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
