@@ -68,15 +68,7 @@ final class CLIWriteOutTests: CLITestCase {
 
     func testRetriesAreCounted() throws {
         let server = try makeServer()
-        let calls = Box<Int>(0)
-        server.route("/flaky") { _, writer in
-            var call = 0
-            calls.mutate { value in
-                value = (value ?? 0) + 1
-                call = value ?? 0
-            }
-            writer.respond(status: call == 1 ? 503 : 200, text: "done")
-        }
+        server.routeBusyOnce("/flaky", then: "done")
         let result = try courier("--retries", "2", "--retry-delay", "0", server.url("/flaky").absoluteString, "-w", " %{num_retries} %{http_code}")
         XCTAssertEqual(result.status, 0, result.stderrText)
         XCTAssertEqual(result.stdoutText, "done 1 200")

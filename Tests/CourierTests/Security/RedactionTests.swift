@@ -86,19 +86,7 @@ final class RedactionTests: XCTestCase {
 
     func testLoggingObserverNeverWritesTheURLPasswordOrTokenOnAttemptsAndRetries() throws {
         let server = try makeServer()
-        let calls = Box<Int>(0)
-        server.route("/flaky") { _, writer in
-            var call = 0
-            calls.mutate { value in
-                value = (value ?? 0) + 1
-                call = value ?? 0
-            }
-            if call == 1 {
-                writer.respond(status: 503, headers: ["Retry-After": "0"], text: "busy")
-            } else {
-                writer.respond(status: 200, headers: ["Content-Location": "/flaky?access_token=secret"], text: "ok")
-            }
-        }
+        server.routeBusyOnce("/flaky", then: "ok", headers: ["Content-Location": "/flaky?access_token=secret"])
         let lines = Box<[String]>([])
         let network = makeNetwork(retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01))
         network.observers = [LoggingObserver { line in lines.mutate { $0?.append(line) } }]

@@ -129,6 +129,24 @@ final class QueueMarker: Sendable {
 
 /// Routes shared by many tests.
 extension TestServer {
+    /// A route that is busy once (`503`, `Retry-After: 0`, body `busy`) and then answers `200`
+    /// with `headers` and `text`: what a retry needs to be seen.
+    func routeBusyOnce(_ path: String, then text: String, headers: [String: String] = [:]) {
+        let calls = Box<Int>(0)
+        route(path) { _, writer in
+            var call = 0
+            calls.mutate { value in
+                value = (value ?? 0) + 1
+                call = value ?? 0
+            }
+            if call == 1 {
+                writer.respond(status: 503, headers: ["Retry-After": "0"], text: "busy")
+            } else {
+                writer.respond(status: 200, headers: headers, text: text)
+            }
+        }
+    }
+
     /// Installs the common routes and returns the server.
     @discardableResult
     func withStandardRoutes() -> TestServer {
