@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// One benchmark result, printed as a single JSON line on standard output for `scripts/bench`.
@@ -29,7 +30,7 @@ struct Report {
 
     /// The JSON object, on one line.
     var json: String {
-        "{" + fields.map { "\(Self.quote($0.0)): \(Self.encode($0.1))" }.joined(separator: ", ") + "}"
+        "{" + fields.map { "\(JSONText.string($0.0)): \(Self.encode($0.1))" }.joined(separator: ", ") + "}"
     }
 
     /// Writes the line unbuffered, so that nothing is lost if the process exits or is killed right after.
@@ -42,23 +43,9 @@ struct Report {
         case let .int(number): return String(number)
         // JSON has no NaN or infinity: a figure that could not be measured is null.
         case let .double(number): return number.isFinite ? String(number) : "null"
-        case let .string(text): return quote(text)
+        case let .string(text): return JSONText.string(text)
         case let .bool(flag): return flag ? "true" : "false"
         }
-    }
-
-    private static func quote(_ text: String) -> String {
-        var quoted = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case _ where scalar.value < 0x20: quoted += String(format: "\\u%04x", scalar.value)
-            default: quoted.unicodeScalars.append(scalar)
-            }
-        }
-        return quoted + "\""
     }
 }
 
