@@ -151,11 +151,15 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     }
 
     func didReceive(data: Data) -> BodyStep {
+        data.withUnsafeBytes(didReceive(bytes:))
+    }
+
+    func didReceive(bytes: UnsafeRawBufferPointer) -> BodyStep {
         state.withLock { state in
             switch state.sink {
             case let .file(file):
-                state.buffer.append(data)
-                state.written += Int64(data.count)
+                state.buffer.append(contentsOf: bytes)
+                state.written += Int64(bytes.count)
                 if state.buffer.count >= Self.writeBlockSize {
                     do throws(NetworkError) {
                         try Self.flush(&state, to: file)
@@ -165,7 +169,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
                 }
                 return BodyStep(progress: Self.progress(of: state))
             case .errorBody(let response, var body, let refusal):
-                if body.count < Self.errorBodyLimit { body.append(data) }
+                if body.count < Self.errorBodyLimit { body.append(contentsOf: bytes) }
                 state.sink = .errorBody(response, body, refusal: refusal)
                 return .proceed
             case .waiting, .restart:

@@ -48,7 +48,11 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
     }
 
     func didReceive(data: Data) -> BodyStep {
-        received.append(data)
+        data.withUnsafeBytes(didReceive(bytes:))
+    }
+
+    func didReceive(bytes: UnsafeRawBufferPointer) -> BodyStep {
+        received.append(contentsOf: bytes)
         if Int64(received.count) > sizeLimit {
             received = Data()
             return BodyStep(abort: .responseTooLarge(sizeLimit))

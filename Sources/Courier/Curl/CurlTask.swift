@@ -154,14 +154,15 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         transfer?.didReceive(head: head)
     }
 
-    /// Body bytes of the response: handed on as they come (a copy: libcurl reuses its buffer).
+    /// Body bytes of the response: lent to the transfer for the call (libcurl reuses its buffer),
+    /// so that a body that copies them anyway makes the only copy.
     /// Returns `false` when the transfer refused them (a stream with no room): the write
     /// callback then pauses the transfer, and libcurl offers the same bytes again once
     /// ``resumeReceiving()`` has unpaused it.
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard redirect == nil, parser.hasHead, !bytes.isEmpty,
               let transfer = transport.registry.transfer(for: self) else { return true }
-        return transfer.didReceive(data: Data(bytes)) == .accepted
+        return transfer.didReceive(bytes: bytes) == .accepted
     }
 
     /// Fills libcurl's buffer with the next bytes of the request body; 0 at the end.

@@ -26,6 +26,8 @@ protocol ScheduledTransfer: AnyObject, Sendable {
     /// ``ReceiveDecision``). Transports that cannot pause ignore the answer.
     @discardableResult
     func didReceive(data: Data) -> ReceiveDecision
+    /// The same, as bytes lent for the call only (see ``TransferBody/didReceive(bytes:)``).
+    func didReceive(bytes: UnsafeRawBufferPointer) -> ReceiveDecision
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
     func didComplete(error: (any Error)?)
     func didRejectAuthenticationChallenge()

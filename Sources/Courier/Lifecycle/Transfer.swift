@@ -111,7 +111,14 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
 
     @discardableResult
     func didReceive(data: Data) -> ReceiveDecision {
-        let step = body.didReceive(data: data)
+        decide(body.didReceive(data: data))
+    }
+
+    func didReceive(bytes: UnsafeRawBufferPointer) -> ReceiveDecision {
+        decide(body.didReceive(bytes: bytes))
+    }
+
+    private func decide(_ step: BodyStep) -> ReceiveDecision {
         apply(step)
         return step.refused ? .refused : .accepted
     }

@@ -88,7 +88,7 @@ struct LineSplitter: Sendable {
 
     /// The pending start of the line followed by `bytes`, as one line.
     private mutating func take(_ bytes: UnsafeRawBufferPointer) -> Data {
-        guard !pending.isEmpty else { return Data(bytes) }
+        guard !pending.isEmpty else { return Data(copying: bytes) }
         defer { pending = Data() }
         pending.append(contentsOf: bytes)
         return pending
