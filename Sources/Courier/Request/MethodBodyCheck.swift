@@ -16,10 +16,11 @@ enum MethodBodyCheck {
     static func problem(in request: URLRequest, uploadsFromFile: Bool, transportSendsGETBodies: Bool) -> NetworkError? {
         let hasBody = uploadsFromFile || !(request.httpBody?.isEmpty ?? true) || request.httpBodyStream != nil
         guard hasBody else { return nil }
-        switch request.httpMethod?.uppercased() ?? "GET" {
-        case "HEAD":
+        // HTTPMethod normalises the spelling, as everywhere else a method is compared.
+        switch HTTPMethod(rawValue: request.httpMethod ?? "GET") {
+        case .head:
             return .invalidRequest("a HEAD request cannot carry a body")
-        case "GET" where !transportSendsGETBodies:
+        case .get where !transportSendsGETBodies:
             return .invalidRequest("URLSession does not send a GET with a body; use the curl engine (Network(engine: .curl)), or POST")
         default:
             return nil
