@@ -9,13 +9,9 @@ final class CurlTransport: Transport {
     let registry: TransferRegistry
     let loop: CurlLoop
     let settings: CurlSettings
-    /// Where the cookies responses set are stored; the transfers put them on requests (`nil`:
-    /// the configuration does not keep cookies).
-    private let cookies: SessionCookies?
 
-    init(configuration: URLSessionConfiguration, tls: TLSOptions, cookies: SessionCookies?, registry: TransferRegistry) {
+    init(configuration: URLSessionConfiguration, tls: TLSOptions, registry: TransferRegistry) {
         self.registry = registry
-        self.cookies = cookies
         self.settings = CurlSettings(configuration: configuration, tls: tls)
         self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost)
     }
@@ -40,7 +36,4 @@ final class CurlTransport: Transport {
         loop.stop()
     }
 
-    func storeCookies(from response: HTTPURLResponse, for url: URL) {
-        cookies?.store(from: response, for: url)
-    }
 }
