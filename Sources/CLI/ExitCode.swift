@@ -46,7 +46,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case tooLarge = 63
     /// Any other network failure: the connection was reset while receiving, a TLS 1.3 server
     /// refused the client certificate after the handshake, a proxy refused the tunnel (`407`
-    /// to `CONNECT`, as curl 7.88 exits), and so on.
+    /// to `CONNECT`, as curl 7.88 exits), more than 300 kB of response headers (libcurl's "Too
+    /// large response headers", as curl 7.88 exits), and so on.
     case networkFailure = 56
     /// The client certificate or key (`--cert`, `--key`) cannot be used.
     case badClientCertificate = 58
@@ -77,13 +78,13 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .httpError: return "HTTP status >= 400 with --fail (always for download)"
         case .writeError: return "could not write the output"
         case .readError: return "could not read a file to send"
-        case .outOfMemory: return "out of memory, or a response header line over 100 KiB (curl engine)"
+        case .outOfMemory: return "out of memory, or a response header line over 100 KiB (as curl 7.88)"
         case .timedOut: return "timed out (--timeout, or a stalled connection)"
         case .tlsFailed: return "TLS handshake failed (e.g. a client certificate required, or refused)"
         case .tooManyRedirects: return "too many redirects"
         case .emptyReply: return "the server closed the connection without replying"
         case .tooLarge: return "body larger than --max-filesize, or too large to hold for --json-output"
-        case .networkFailure: return "other network failure (e.g. connection reset, the proxy refused the tunnel, a huge head)"
+        case .networkFailure: return "other network failure (e.g. connection reset, the proxy refused the tunnel, headers over 300 kB)"
         case .badClientCertificate: return "the client certificate or key (--cert, --key) cannot be used"
         case .badCertificate: return "server certificate not trusted"
         case .destinationExists: return nil

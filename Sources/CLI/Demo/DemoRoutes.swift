@@ -9,12 +9,18 @@ import Foundation
 /// | `/demo.bin` | ``DemoBody``'s 100 MB, with `ETag`, `Range` (`206`, `Content-Range`) and `If-Range` |
 /// | `/demo.bin.checksum` | the body's ``DemoChecksum``, as `0x` and 16 hex digits |
 ///
-/// The whole body is sent at ``wholeBodyRate`` at most, so that the demo has time to show the
-/// bar and cancel half-way; a range (the resume) goes as fast as the client takes it.
+/// The whole body is sent at ``wholeBodyRate`` at most, so that a terminal shows the bar move,
+/// and stops at ``holdOffset`` until the client goes away: the demo cancels half-way, and
+/// however slow or loaded the machine, the download cannot end before that cancel lands. A
+/// range (the resume) goes whole, as fast as the client takes it.
 final class DemoRoutes: Sendable {
     static let etag = "\"courier-demo-1\""
     /// Bytes a second for a whole `/demo.bin`: 100 MB in about a second.
     static let wholeBodyRate = Double(DemoBody.size)
+    /// Where a whole `/demo.bin` stops: past the half (the client cancels at 50%).
+    static let holdOffset = DemoBody.size / 100 * 55
+    /// How long it waits there for the client to cancel before it gives up on the response.
+    static let holdTimeout: Int32 = 30_000
 
     private let body = DemoBody()
     private let corruptsResumes: Bool
@@ -110,6 +116,11 @@ final class DemoRoutes: Sendable {
             }
             guard sent else { return false }
             offset += Int64(count)
+            if paced, offset >= Self.holdOffset {
+                // Until the client cancels (or the server stops); then the response is over, unfinished.
+                connection.waitForClose(timeoutMilliseconds: Self.holdTimeout)
+                return false
+            }
             if paced {
                 // Ahead of the rate: wait until the bytes sent are due (pacing, not synchronisation).
                 let due = Double(offset - first) / Self.wholeBodyRate

@@ -204,6 +204,24 @@ struct DemoConnection {
     func send(_ data: Data) -> Bool {
         data.withUnsafeBytes { send($0) }
     }
+
+    /// Waits until the client closes the connection (or the server shuts it down), at most
+    /// `timeoutMilliseconds`; anything the client sends meanwhile is read and dropped.
+    func waitForClose(timeoutMilliseconds: Int32) {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeoutMilliseconds) * 1_000_000
+        var scratch = Data()
+        while true {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else { return }
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let count = poll(&ready, 1, Int32((deadline - now) / 1_000_000) + 1)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return }
+            if ready.revents & Int16(POLLIN) == 0 { return }   // POLLHUP, POLLERR: gone
+            scratch.removeAll(keepingCapacity: true)
+            guard receive(into: &scratch) else { return }
+        }
+    }
 }
 
 /// `close(2)`, named apart from the methods that shadow it.
