@@ -107,6 +107,16 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             end(with: .invalidResponse(problem))
             return
         }
+        if state.withLock({ $0.redirectLimitHit != nil }) {
+            // The redirect left unfollowed at the limit (both engines ask `redirect` before
+            // handing its head on). It is no answer: its body is nobody's output (a stream's
+            // consumer, a download's file), as curl -L --max-redirs writes none of it. The
+            // observers still see it, as the response the transfer ended on.
+            let context = self.context
+            core.observers.forEach { $0.didReceive(head, context: context) }
+            end(with: .tooManyRedirects(head))
+            return
+        }
         apply(body.didReceive(head: head))
     }
 
