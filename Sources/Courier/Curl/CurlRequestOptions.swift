@@ -7,9 +7,10 @@ import FoundationNetworking
 /// Sets an easy handle up for one request: URL, method, headers, body, callbacks, limits, proxy, TLS.
 enum CurlRequestOptions {
     /// Applies `request` to `easy`. `headers` holds the handle's header list (replaced here);
-    /// `context` is the task the callbacks receive.
-    static func apply(_ request: URLRequest, upload: CurlTask.Upload, settings: CurlSettings, to easy: OpaquePointer,
-                      headers: inout OpaquePointer?, context: UnsafeMutableRawPointer) throws {
+    /// `context` is the task the callbacks receive; `decompresses` is the transfer's
+    /// ``Network/decompressesResponses``.
+    static func apply(_ request: URLRequest, upload: CurlTask.Upload, settings: CurlSettings, decompresses: Bool = true,
+                      to easy: OpaquePointer, headers: inout OpaquePointer?, context: UnsafeMutableRawPointer) throws {
         var failure: Int32 = 0
         func set(_ option: Int32, _ value: Int) { if failure == 0 { failure = ccurl_easy_setopt_long(easy, option, value) } }
         func set(_ option: Int32, _ value: String) {
@@ -82,9 +83,19 @@ enum CurlRequestOptions {
         // although `identity` was asked for is decoded too, as URLSession does). None asked for:
         // every encoding this libcurl supports (""). Downloads ask for `identity` (see
         // DownloadBody), so ranges stay true.
-        let encoding = fields.first { $0.name.lowercased() == "accept-encoding" }?.value ?? ""
-        fields.removeAll { $0.name.lowercased() == "accept-encoding" }
-        set(Int32(CCURLOPT_ACCEPT_ENCODING), encoding)
+        // Not decompressing (Network.decompressesResponses): the option stays unset, so libcurl
+        // offers nothing and decodes nothing, as curl without --compressed; a request's own
+        // Accept-Encoding is then an ordinary header.
+        if decompresses {
+            let encoding = fields.first { $0.name.lowercased() == "accept-encoding" }?.value ?? ""
+            fields.removeAll { $0.name.lowercased() == "accept-encoding" }
+            set(Int32(CCURLOPT_ACCEPT_ENCODING), encoding)
+        }
+        if bodyLength != nil, method != "HEAD", !fields.contains(where: { $0.name.lowercased() == "content-type" }) {
+            // A body sent without a media type (RequestBody.untypedFile) goes without one:
+            // CURLOPT_POST would otherwise label it application/x-www-form-urlencoded.
+            fields.append(("Content-Type", CurlRequestOptions.removedHeader))
+        }
         // An empty `Expect:` stops libcurl waiting up to a second for a `100 Continue` that many
         // servers never send.
         fields.append(("Expect", ""))
@@ -92,7 +103,8 @@ enum CurlRequestOptions {
         headers = nil
         for (name, value) in fields {
             // `Name;` is libcurl's way of sending a header with an empty value; `Name:` removes one.
-            let line = value.isEmpty && name.lowercased() != "expect" ? "\(name);" : "\(name): \(value)"
+            let removed = value == removedHeader || (value.isEmpty && name.lowercased() == "expect")
+            let line = removed ? "\(name):" : value.isEmpty ? "\(name);" : "\(name): \(value)"
             headers = line.withCString { ccurl_slist_append(headers, $0) }
         }
         if failure == 0 { failure = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_HTTPHEADER), UnsafeRawPointer(headers)) }
@@ -120,6 +132,12 @@ enum CurlRequestOptions {
             throw CurlTask.ConfigurationFailure(code: failure, detail: "libcurl refused an option: \(String(cString: ccurl_easy_strerror(failure)))")
         }
     }
+}
+
+extension CurlRequestOptions {
+    /// Marks a field of the list that removes one of libcurl's own headers rather than sending a
+    /// value (no header value can hold a NUL: HeaderValidation refuses it).
+    static let removedHeader = "\u{0}removed"
 }
 
 // MARK: - The C callbacks

@@ -22,7 +22,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     private let transport: CurlTransport
     private var request: URLRequest
-    private let upload: Upload
+    /// The body to send; none once a redirect has turned the request into a GET.
+    private var upload: Upload
 
     /// The easy handle while the task is in the multi handle (loop thread).
     private(set) var easy: OpaquePointer?
@@ -86,7 +87,14 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     /// Sets the easy handle up for the current request (or `next`, a redirect being followed).
     func configure(_ easy: OpaquePointer, for next: URLRequest? = nil) -> ConfigurationFailure? {
-        if let next { request = next }
+        if let next {
+            // A redirect that turned the request into a GET (a POST after 301, 302 or 303) sends
+            // no body: the upload belongs to the request it replaced.
+            if next.httpBody == nil, ["GET", "HEAD"].contains(next.httpMethod ?? "GET"), request.httpMethod != next.httpMethod {
+                upload = .none
+            }
+            request = next
+        }
         self.easy = easy
         parser = ResponseHeadParser()
         redirect = nil
@@ -94,7 +102,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         errorBuffer[0] = 0
         _ = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_ERRORBUFFER), errorBuffer)
         do {
-            try CurlRequestOptions.apply(request, upload: upload, settings: transport.settings, to: easy,
+            let decompresses = transport.registry.transfer(for: self)?.decompressesResponses ?? true
+            try CurlRequestOptions.apply(request, upload: upload, settings: transport.settings, decompresses: decompresses, to: easy,
                                           headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
             try openUpload()
             return nil
@@ -144,7 +153,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
            let response = HTTPURLResponse(url: url, statusCode: parsed.statusCode, httpVersion: parsed.version,
                                           headerFields: parsed.fieldDictionary),
            let proposed = CurlRedirects.proposedRequest(after: response, to: request),
-           let next = transfer?.redirect(response, to: proposed, from: request) {
+           let next = transfer?.redirect(response, head: head, to: proposed, from: request) {
             redirect = next
             return
         }
