@@ -2,7 +2,7 @@ import Courier
 
 /// The texts of `--help`, `--version` and usage errors.
 enum Usage {
-    static let version = "courier 0.1.0"
+    static let version = "courier \(CourierVersion.current)"
 
     /// `--version`: courier's version, the engine requests use here when `--engine` is not
     /// given, and the libcurl the curl engine runs on (or why it cannot be loaded).

@@ -55,7 +55,7 @@ struct VerboseLog: NetworkObserver {
 
     /// `< HTTP/1.1 200 OK`, the header fields, and a lone `<`.
     private func head(of response: HTTPResponse) -> [String] {
-        ["< " + BodyPrinter.statusLine(of: response.statusCode)]
+        ["< " + HeadText.statusLine(of: response.statusCode)]
             + response.headers.fields.map { "< \($0.name): \(redaction.redact(headerValue: $0.value, name: $0.name))" }
             + ["<"]
     }
