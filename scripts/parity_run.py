@@ -80,18 +80,19 @@ class Environment:
 
     def requests(self):
         # A request the tool sent just before it exited may still be on its way through the
-        # server's thread: wait until the log has been still for a moment.
+        # server's thread: wait until no connection has unread bytes (the tool has exited, so
+        # nothing more comes), and the log has been still for a moment.
         last = None
         stable_since = time.monotonic()
-        deadline = time.monotonic() + 2
+        deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
             current = self.server.requests() + self.tls_server.requests()
             if current != last:
                 last = current
                 stable_since = time.monotonic()
-            elif time.monotonic() - stable_since > 0.05:
+            elif time.monotonic() - stable_since > 0.02 and self.server.settled() and self.tls_server.settled():
                 break
-            time.sleep(0.01)
+            time.sleep(0.005)
         return last
 
 

@@ -11,6 +11,7 @@ Routes are deterministic. The few that count attempts (`/flaky/N`) count since t
 
 import gzip
 import hashlib
+import select
 import socket
 import ssl
 import threading
@@ -93,6 +94,8 @@ class ParityServer:
         self.lock = threading.Lock()
         self.log = []
         self.counters = {}
+        # Connections whose thread is waiting for (or reading) a request: see settled().
+        self.reading = set()
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
@@ -116,6 +119,23 @@ class ParityServer:
         with self.lock:
             self.counters[key] = self.counters.get(key, 0) + 1
             return self.counters[key]
+
+    def settled(self):
+        """Whether every request a client has sent is in the log: no connection waiting for a
+        request has bytes (or its end) unread. Connections busy replying (a slow body) do not
+        count: their requests are logged already."""
+        with self.lock:
+            waiting = list(self.reading)
+        for conn in waiting:
+            try:
+                if isinstance(conn, ssl.SSLSocket) and conn.pending():
+                    return False
+                readable, _, _ = select.select([conn], [], [], 0)
+            except (OSError, ValueError):
+                continue
+            if readable:
+                return False
+        return True
 
     def stop(self):
         self.stopped = True
@@ -144,11 +164,15 @@ class ParityServer:
             conn.settimeout(30)
             reader = conn.makefile("rb")
             while True:
+                with self.lock:
+                    self.reading.add(conn)
                 request = self.read_request(reader, conn)
+                with self.lock:
+                    if request is not None:
+                        self.log.append(request)
+                    self.reading.discard(conn)
                 if request is None:
                     break
-                with self.lock:
-                    self.log.append(request)
                 reply = self.route(request)
                 keep = self.send(conn, request, reply)
                 if not keep:
@@ -156,6 +180,8 @@ class ParityServer:
         except (OSError, ValueError):
             pass
         finally:
+            with self.lock:
+                self.reading.discard(conn)
             try:
                 conn.shutdown(socket.SHUT_RDWR)
             except OSError:
