@@ -53,8 +53,8 @@ struct TransferRun {
             guard outcome.exitCode != .interrupted, let wait = plan.retry.retryDelay(
                 after: outcome.exitCode, status: outcome.response?.statusCode, retryAfter: outcome.response?.headers["Retry-After"],
                 elapsed: Date().timeIntervalSince(firstStart), state: &retries) else { return outcome }
-            report("\(outcome.failure?.message ?? "HTTP \(outcome.response?.statusCode ?? 0)"); retrying in "
-                + "\(Units.seconds(wait)), \(retries.retriesLeft) \(retries.retriesLeft == 1 ? "retry" : "retries") left")
+            report("\(problem(outcome)); retrying in \(Units.seconds(wait)), "
+                + "\(retries.retriesLeft) \(retries.retriesLeft == 1 ? "retry" : "retries") left")
             do throws(Failure) {
                 try output.rewind()
             } catch {
@@ -65,6 +65,13 @@ struct TransferRun {
                                                retries: retries.made)
             }
         }
+    }
+
+    /// What an attempt that is retried ran into: its failure, or the transient status it got.
+    private func problem(_ outcome: TransferAttempt.Outcome) -> String {
+        if let failure = outcome.failure { return failure.message }
+        let status = outcome.response?.statusCode ?? 0
+        return "HTTP \(status) \(ReasonPhrase.text(for: status)) (\(Redaction.standard.redact(transfer.url)))"
     }
 
     /// Closes the output; a file that was written in part stays, as curl leaves it.
