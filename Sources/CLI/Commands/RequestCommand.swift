@@ -129,8 +129,9 @@ struct RequestCommand {
         return ProgressStyle.choose(plan.settings, stderrIsTerminal: console.stderrIsTerminal, keepsBars: !toStdout)
     }
 
-    /// What the progress display calls a transfer: the resource's name, else the host.
+    /// What the progress display calls a transfer: its file's name, else the resource's, else the host.
     private func label(_ transfer: TransferPlan) -> String {
+        if let path = transfer.output.knownPath { return URL(fileURLWithPath: path).lastPathComponent }
         let name = transfer.url.lastPathComponent
         return name.isEmpty || name == "/" ? (transfer.url.host ?? transfer.url.absoluteString) : name
     }
