@@ -91,6 +91,8 @@ struct RequestCommand {
             return response
         }
         request.acceptedStatusCodes = Set(100..<1000)
+        if plan.verbose { session.network.observers = [VerboseLog(console: console, start: .now())] }
+        if plan.headers.isRemoved("User-Agent") { session.network.userAgent = nil }
         let result = session.network.scheduleSynchronously(request, progress: { display.update(0, $0) })
         display.finish(0, Self.state(of: result, interrupted: session.interrupts.isInterrupted))
         if session.interrupts.isInterrupted {

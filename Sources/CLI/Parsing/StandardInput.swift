@@ -3,7 +3,7 @@ import Foundation
 /// The process's stdin, read at most once: by `-K -` (whose bytes are kept, since the line may
 /// be parsed twice, with and without the `.curlrc`) or by a body option (`-d @-`, `-T -`), which
 /// then finds nothing if `-K -` took it, as in curl.
-final class StandardInput: @unchecked Sendable {  // used from the main thread only, while the command line is read.
+final class StandardInput {
     private let read: () -> Data
     private var configuration: Data?
 

@@ -102,8 +102,10 @@ struct RequestPlan: Sendable {
             headers.setDefault("Accept", "application/json")
         }
 
-        if options.jsonOutput, options.includeHeaders || !options.outputs.isEmpty || options.remoteNameAll || options.urls.count > 1 {
-            throw .usage("--json-output prints one response as one JSON object; it cannot be combined with -i, -o, -O or several URLs")
+        if options.jsonOutput, options.includeHeaders || !options.outputs.isEmpty || options.remoteNameAll || options.urls.count > 1
+            || options.writeOut != nil || options.dumpHeader != nil || options.retries > 0 || options.continueAt != nil {
+            throw .usage("--json-output prints one response as one JSON object; it cannot be combined with -i, -o, -O, -w, -D, "
+                + "--retry, -C or several URLs")
         }
 
         self.warnings = warnings
