@@ -339,6 +339,8 @@ user-agent: colon-form/1
 
     # --- more retries and configs -----------------------------------------------------------------------
     Case("retry-timeout", ["-s", "--retry", "1", "--retry-delay", "1", "-m", "1", "{U}/slow"]),
+    Case("retry-max-time", ["-s", "--retry", "3", "--retry-delay", "1", "--retry-max-time", "1", "{U}/flaky/5"]),
+    Case("retry-after-honoured", ["-s", "--retry", "1", "{U}/flaky/1/503", "-w", "%{http_code}\\n"]),
     Case("config-output", ["-K", "cfg.txt"], files={"cfg.txt": b'url = "{U}/hello"\noutput = "out.txt"\nsilent\n'}),
     Case("config-missing", ["-s", "-K", "nothing.cfg", "{U}/hello"]),
     Case("sequential-exit-last", ["-s", "{R}/", "{U}/hello"]),
