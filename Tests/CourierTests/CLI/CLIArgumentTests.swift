@@ -153,6 +153,19 @@ final class CLIArgumentTests: XCTestCase {
         XCTAssertEqual(DownloadFileName.of(URL(string: "http://h/a/..")!), "index.html")
     }
 
+    func testProgressFollowsSilentAndNoProgressMeter() throws {
+        func style(_ arguments: String..., terminal: Bool) throws -> ProgressStyle {
+            ProgressStyle.choose(try Settings(try ArgumentParser.parse(arguments + ["http://h/"])), stderrIsTerminal: terminal, keepsBars: true)
+        }
+        XCTAssertEqual(try style(terminal: true), .bars(transient: false, delay: 0))
+        XCTAssertEqual(try style(terminal: false), .none, "no meter in logs unless asked")
+        XCTAssertEqual(try style("-#", terminal: false), .lines)
+        XCTAssertEqual(try style("-s", terminal: true), .none)
+        XCTAssertEqual(try style("-s", "--progress", terminal: true), .bars(transient: false, delay: 0))
+        XCTAssertEqual(try style("--no-progress-meter", terminal: true), .none)
+        XCTAssertEqual(try style("--no-progress-meter", "--progress", terminal: false), .none)
+    }
+
     func testHelpMentionsEveryOption() {
         for spec in OptionTable.all {
             if let long = spec.long { XCTAssertTrue(Usage.help.contains("--" + long), "--help lacks --\(long)") }
