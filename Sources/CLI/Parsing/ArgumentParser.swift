@@ -28,7 +28,7 @@ struct ArgumentParser {
         var parser = ArgumentParser(standardInput: standardInput)
         if let defaults { try parser.readConfig(defaults.path, depth: 1) }
         try parser.parseArguments(arguments[...])
-        return (parser.finish(), parser.warnings)
+        return (parser.options, parser.warnings)
     }
 
     /// Parses `arguments` with no config file; what most tests need.
@@ -50,10 +50,6 @@ struct ArgumentParser {
                 try parseShortCluster(argument, remaining: &remaining)
             }
         }
-    }
-
-    private mutating func finish() -> Options {
-        options
     }
 
     /// A URL, in order with those of `--url`; the first positional argument may be the command.
