@@ -9,12 +9,13 @@ extension Network {
     /// - Parameters:
     ///   - request: What to send and how to read the answer.
     ///   - progress: Progress events, in order, on a private serial queue.
-    /// - Returns: The request's output.
+    /// - Returns: The request's output, `sending`: an output that is not `Sendable` is the
+    ///   caller's alone, so it can be used in the calling actor.
     /// - Throws: A ``NetworkError`` (or the request's converted error), or `CancellationError`.
     public func response<R: NetworkRequest>(
         for request: R,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
-    ) async throws -> R.Output {
+    ) async throws -> sending R.Output {
         try await core.runAsync { completion in
             core.schedule(request, target: .immediate, progress: progress, completion: completion)
         }

@@ -28,7 +28,7 @@ extension NetworkRequest {
     public func response(
         on network: Network = .shared,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
-    ) async throws -> Output {
+    ) async throws -> sending Output {
         try await network.response(for: self, progress: progress)
     }
 }

@@ -25,7 +25,12 @@ import FoundationNetworking
 /// ```
 public protocol NetworkRequest: Sendable {
     /// The value a successful response is turned into.
-    associatedtype Output: Sendable
+    ///
+    /// It need not be `Sendable` (a generic `Output: Decodable`, or a class): Courier makes it on
+    /// one of its threads and *moves* it to the one completion, keeping no reference, so it is
+    /// never used from two threads at once; the async calls return it `sending`. Only
+    /// ``Network/events(for:)``, whose stream may be read from any task, asks for `Sendable`.
+    associatedtype Output
 
     /// The URL to request. Throwing here fails the request with ``NetworkError/invalidURL(_:)``.
     func makeURL() throws -> URL
@@ -162,22 +167,12 @@ extension NetworkRequest {
     }
 }
 
-extension NetworkRequest where Output == Data {
-    /// The body bytes, untouched.
-    public func output(from body: Data, response: HTTPResponse) throws -> Data { body }
-}
-
-extension NetworkRequest where Output == String {
-    /// The body as UTF-8 text. A body that is not valid UTF-8 fails with
-    /// ``NetworkError/decodingFailed(_:_:)`` rather than being silently repaired.
-    public func output(from body: Data, response: HTTPResponse) throws -> String {
-        try ResponseDecoding.utf8String(body)
+extension NetworkRequest where Output: ResponseBodyConvertible {
+    /// The output the type makes of the body itself: the bytes for `Data`, UTF-8 text for
+    /// `String`, nothing for ``EmptyResponse`` (see ``ResponseBodyConvertible``).
+    public func output(from body: Data, response: HTTPResponse) throws -> Output {
+        try Output(responseBody: body, response: response)
     }
-}
-
-extension NetworkRequest where Output == EmptyResponse {
-    /// Accepts any body, including none (`204 No Content`).
-    public func output(from body: Data, response: HTTPResponse) throws -> EmptyResponse { EmptyResponse() }
 }
 
 /// A request whose output is decoded from a JSON body.
