@@ -20,8 +20,12 @@ let package = Package(
         .executableTarget(name: "CourierCLI", dependencies: ["Courier"], path: "Sources/CLI"),
         // Release-build benchmarks, run by scripts/bench; not a product.
         .executableTarget(name: "Benchmarks", dependencies: ["Courier"], path: "Sources/Benchmarks"),
+        // The loopback HTTP server the tests run against (TestServer, ResponseWriter,
+        // ServerRequest) and Gate, shared by the test targets. A plain target only because SwiftPM has no
+        // test-support kind: no product links it.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Depends on the executables so that `swift test` builds them for the end-to-end tests.
-        .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierCLI", "Benchmarks"]),
+        .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierCLI", "Benchmarks", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
