@@ -14,7 +14,9 @@ import FoundationNetworking
 ///   when a slot is free, never on the delegate queue.
 /// - `requestQueue.startQueue` (serial): starts asked for on the delegate queue, and heavy ones.
 /// - `workQueue` (concurrent): `validate` and `output(from:response:)` of large bodies (small
-///   ones are processed on the delegate queue), and the interceptors.
+///   ones are processed on the delegate queue), and the interceptors. A network made with
+///   ``Network/init(queue:)`` has its work queue run on the caller's queue, and there (see
+///   ``requestCodeQueue``) the request's `validate`, `output` and `convertError` always run.
 /// - `timerQueue` (serial): deadline timers.
 /// - a global queue: `URLSessionTask.cancel()`, which blocks on Linux.
 /// - the caller's callback queue: progress and completion handlers of the callback API.
@@ -24,6 +26,10 @@ final class NetworkCore: Sendable {
     let requestQueue: RequestQueue
     let delegateQueue: DispatchQueue
     let workQueue: DispatchQueue
+    /// Where every callback request's own response code (`validate`, `output`, `convertError`)
+    /// runs, whatever the body's size: the work queue of a network made with
+    /// ``Network/init(queue:)``; `nil` (Courier's choice per body) otherwise.
+    let requestCodeQueue: DispatchQueue?
     let timerQueue: DispatchQueue
     /// Deadlines and retry backoffs of every transfer, on one timer (see ``TimerQueue``).
     let timers: TimerQueue
@@ -124,25 +130,35 @@ final class NetworkCore: Sendable {
     }
 
     /// A core over a URLSession made from `configuration`, whose one delegate feeds the registry.
-    convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int, unsupportedSetting: NetworkError? = nil) {
+    convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int, unsupportedSetting: NetworkError? = nil,
+                     workQueue: DispatchQueue? = nil) {
         let (configuration, cookies) = SessionCookies.takeOver(configuration)
         self.init(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
-                  unsupportedSetting: unsupportedSetting) { registry, delegateQueue in
+                  unsupportedSetting: unsupportedSetting, workQueue: workQueue) { registry, delegateQueue in
             URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry),
                        delegateQueue: BoundedDelegateQueue(underlying: delegateQueue))
         }
     }
 
     /// A core over the transport `makeTransport` builds around the registry and delegate queue.
+    /// `workQueue`, when given, is the queue the work queue runs on (see ``requestCodeQueue``).
     init(maximumConcurrentRequests: Int, sessionCookies: SessionCookies? = nil, unsupportedSetting: NetworkError? = nil,
-         makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
+         workQueue userQueue: DispatchQueue? = nil, makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
         self.sessionCookies = sessionCookies
         self.unsupportedSetting = unsupportedSetting
         delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)
         let startQueue = DispatchQueue(label: "courier.start", qos: .userInitiated)
         timerQueue = DispatchQueue(label: "courier.timers", qos: .userInitiated)
         timers = TimerQueue(queue: timerQueue)
-        workQueue = DispatchQueue(label: "courier.work", qos: .userInitiated, attributes: .concurrent)
+        if let userQueue {
+            // Ours, targeting theirs: the work runs on their queue (its threads, its QoS, its
+            // serial order if it is serial), and Courier never changes their queue.
+            workQueue = DispatchQueue(label: "courier.work", attributes: .concurrent, target: userQueue)
+            requestCodeQueue = workQueue
+        } else {
+            workQueue = DispatchQueue(label: "courier.work", qos: .userInitiated, attributes: .concurrent)
+            requestCodeQueue = nil
+        }
         delegateQueue.setSpecific(key: Self.internalQueueKey, value: "the session's delegate queue")
         delegateQueue.setSpecific(key: Self.delegateQueueKey, value: true)
         startQueue.setSpecific(key: Self.internalQueueKey, value: "Courier's start queue")

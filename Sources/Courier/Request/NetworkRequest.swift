@@ -23,7 +23,12 @@ import FoundationNetworking
 ///     }
 /// }
 /// ```
-public protocol NetworkRequest: Sendable {
+///
+/// Requests written for HPNetwork 2.x compile too: their members (`requestMethod`,
+/// `headerFields`, `httpBody`, `convertError(_:data:response:)`, `finishingQueue`) are the
+/// requirements of ``HPNetworkRequestMembers``, which the defaults below read
+/// (Docs/Migrating.md).
+public protocol NetworkRequest: HPNetworkRequestMembers, Sendable {
     /// The value a successful response is turned into.
     ///
     /// It need not be `Sendable` (a generic `Output: Decodable`, or a class): Courier makes it on
@@ -89,12 +94,12 @@ public protocol NetworkRequest: Sendable {
 }
 
 extension NetworkRequest {
-    /// Default: `GET`.
-    public var method: HTTPMethod { .get }
-    /// Default: no extra headers.
-    public var headers: [String: String] { [:] }
-    /// Default: no body.
-    public var body: RequestBody? { nil }
+    /// Default: `GET`, or the request's ``HPNetworkRequestMembers/requestMethod``.
+    public var method: HTTPMethod { requestMethod.httpMethod }
+    /// Default: no extra headers, or the request's ``HPNetworkRequestMembers/headerFields``.
+    public var headers: [String: String] { headerFields.headerDictionary }
+    /// Default: no body, or the request's ``HPNetworkRequestMembers/httpBody``.
+    public var body: RequestBody? { legacyBody }
     /// Default: no credentials.
     public var authentication: Authentication? { nil }
     /// Default: 60 seconds.
@@ -161,9 +166,10 @@ extension NetworkRequest {
         try ResponseValidation.check(response, statusCodes: acceptedStatusCodes, contentTypes: acceptedContentTypes)
     }
 
-    /// Default: the error itself.
+    /// Default: the error itself, or what the request's
+    /// ``HPNetworkRequestMembers/convertError(_:data:response:)`` makes of it.
     public func convertError(_ error: NetworkError, response: HTTPResponse?) -> any Error {
-        error
+        legacyConvertError(error, response: response)
     }
 }
 
