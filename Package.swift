@@ -26,6 +26,9 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Depends on the executables so that `swift test` builds them for the end-to-end tests.
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierCLI", "Benchmarks", "TestSupport"]),
+        // HPNetwork 2.x's README examples, as its users wrote them, compiled with `import Courier`
+        // alone (no @testable) and run against the loopback server (Docs/Migrating.md).
+        .testTarget(name: "HPNetworkExamplesTests", dependencies: ["Courier", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
