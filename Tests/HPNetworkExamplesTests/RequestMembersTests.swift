@@ -31,6 +31,18 @@ final class RequestMembersTests: XCTestCase {
         XCTAssertNil(urlRequest.httpBody)
     }
 
+    /// Only a request that declares HPNetwork's conversion has it called (and pays for the
+    /// `URLResponse` it takes).
+    func testOnlyADeclaredConversionIsCalled() {
+        XCTAssertFalse(PathRequest.ConvertErrorResponse.isDeclared)
+        XCTAssertTrue(InterceptingRequest.ConvertErrorResponse.isDeclared)
+        let response = HTTPResponse(statusCode: 404, headers: ["Content-Type": "application/json"],
+                                    url: Loopback.url("/missing"), body: Data(#"{"message":"gone"}"#.utf8))
+        let converted = InterceptingRequest(path: "/missing").convertError(.httpStatus(response), response: response)
+        XCTAssertEqual((converted as? APIFailure)?.message, "gone")
+        XCTAssertEqual((converted as? APIFailure)?.statusCode, 404)
+    }
+
     /// Courier's member wins when a request declares both names.
     func testCourierMembersWinOverHPNetworkOnes() throws {
         let marker = self.marker
