@@ -70,6 +70,21 @@ final class RequestMembersTests: XCTestCase {
         XCTAssertTrue(onQueue.all.allSatisfy { $0 })
     }
 
+    /// `withResponse()` keeps the request's finishing queue, as it keeps everything else.
+    func testWithResponseKeepsTheFinishingQueue() {
+        let queue = DispatchQueue(label: "finishing")
+        let probe = QueueProbe(queue)
+        let done = expectation(description: "result")
+        let seen = Recorder<(Bool, Int?)>()
+        FinishingOnQueue(queue: queue).withResponse().schedule { result in
+            seen.record((probe.isCurrent, try? result.get().statusCode))
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(seen.last?.0, true)
+        XCTAssertEqual(seen.last?.1, 200)
+    }
+
     /// A queue named in the call still wins over the request's.
     func testACallbackQueueInTheCallWinsOverTheFinishingQueue() {
         let mine = DispatchQueue(label: "mine")

@@ -106,8 +106,8 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
         }
         // The output may not be Sendable: it was made just now, on this thread, and `commit` runs
         // once, handing it to the delivery; nothing else holds it.
-        let result = UncheckedSendable(output(of: response, for: request))
-        return .accepted { result.value }
+        nonisolated(unsafe) let result = output(of: response, for: request)
+        return .accepted { result }
     }
 
     /// Produces the output of an accepted response, mapping a decoding failure through `convertError`.

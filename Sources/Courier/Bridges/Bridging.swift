@@ -30,18 +30,20 @@ extension NetworkCore {
     /// throws `CancellationError`.
     func runAsync<Output>(
         start: (@escaping @Sendable (Result<Output, any Error>) -> Void) -> NetworkTask
-    ) async throws -> sending Output {
+    ) async throws -> Output {
         try Task.checkCancellation()
         let handle = CancellationHandle()
-        let outcome = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<UncheckedSendable<Result<Output, any Error>>, Never>) in
-                // Moved to the waiting task: the completion runs once and keeps nothing.
-                handle.attach(start { continuation.resume(returning: UncheckedSendable($0)) })
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Output, any Error>, Never>) in
+                handle.attach(start { result in
+                    // Moved to the waiting task: the completion runs once and keeps nothing.
+                    nonisolated(unsafe) let result = result
+                    continuation.resume(returning: result)
+                })
             }
         } onCancel: {
             handle.cancel()
         }
-        let result = outcome.value
         if case .failure = result, Task.isCancelled { throw CancellationError() }
         return try result.get()
     }
@@ -51,11 +53,11 @@ extension NetworkCore {
 final class BlockingResult<Output>: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
     /// Set once by the finishing thread, read once by the waiting one after it: the value
-    /// (which may not be `Sendable`) moves from one to the other and is never shared.
-    private let result = Locked<UncheckedSendable<Result<Output, any Error>>?>(nil)
+    /// (which may not be `Sendable`) moves from one to the other under the lock, never shared.
+    private let result = Locked<Result<Output, any Error>?>(nil)
 
     func set(_ value: Result<Output, any Error>) {
-        result.withLock { $0 = UncheckedSendable(value) }
+        result.withLock { $0 = value }
         semaphore.signal()
     }
 
@@ -69,7 +71,7 @@ final class BlockingResult<Output>: Sendable {
             semaphore.wait()
         }
         // set(_:) stored a value before signalling.
-        return result.withLock { $0! }.value
+        return result.withLock { $0! }
     }
 }
 

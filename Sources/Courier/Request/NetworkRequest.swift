@@ -33,7 +33,8 @@ public protocol NetworkRequest: HPNetworkRequestMembers, Sendable {
     ///
     /// It need not be `Sendable` (a generic `Output: Decodable`, or a class): Courier makes it on
     /// one of its threads and *moves* it to the one completion, keeping no reference, so it is
-    /// never used from two threads at once; the async calls return it `sending`. Only
+    /// never used from two threads at once; ``Network/response(for:progress:)`` returns one that
+    /// is not `Sendable` `sending`, for use in the calling actor. Only
     /// ``Network/events(for:)``, whose stream may be read from any task, asks for `Sendable`.
     associatedtype Output
 
