@@ -12,8 +12,8 @@ extension Network {
     /// A network whose work runs on `queue`, as HPNetwork 2.x's `Network(queue:)`.
     ///
     /// The requests' own response code (`validate`, `output(from:response:)`, a
-    /// ``DecodableRequest``'s decoding, `convertError`) and the interceptors run on `queue`, for
-    /// every callback request whatever its size; completions and progress go to the main queue
+    /// ``DecodableRequest``'s decoding, `convertError`) runs on `queue`, for every callback
+    /// request whatever its size; completions and progress go to the main queue
     /// (or the request's ``HPNetworkRequestMembers/finishingQueue``), as HPNetwork's did. The
     /// transfers themselves run on the engine's threads. A blocking or async call on this network
     /// runs that code where Courier normally does, so it can be made on `queue` itself.

@@ -14,9 +14,9 @@ import FoundationNetworking
 ///   when a slot is free, never on the delegate queue.
 /// - `requestQueue.startQueue` (serial): starts asked for on the delegate queue, and heavy ones.
 /// - `workQueue` (concurrent): `validate` and `output(from:response:)` of large bodies (small
-///   ones are processed on the delegate queue), and the interceptors. A network made with
-///   ``Network/init(queue:)`` has its work queue run on the caller's queue, and there (see
-///   ``requestCodeQueue``) the request's `validate`, `output` and `convertError` always run.
+///   ones are processed on the delegate queue), and the interceptors.
+/// - `requestCodeQueue` (concurrent, targeting the caller's queue), only in a network made with
+///   ``Network/init(queue:)``: every callback request's `validate`, `output` and `convertError`.
 /// - `timerQueue` (serial): deadline timers.
 /// - a global queue: `URLSessionTask.cancel()`, which blocks on Linux.
 /// - the caller's callback queue: progress and completion handlers of the callback API.
@@ -27,8 +27,8 @@ final class NetworkCore: Sendable {
     let delegateQueue: DispatchQueue
     let workQueue: DispatchQueue
     /// Where every callback request's own response code (`validate`, `output`, `convertError`)
-    /// runs, whatever the body's size: the work queue of a network made with
-    /// ``Network/init(queue:)``; `nil` (Courier's choice per body) otherwise.
+    /// runs, whatever the body's size, in a network made with ``Network/init(queue:)``: a queue
+    /// of Courier's that targets the one given. `nil` (Courier's choice per body) otherwise.
     let requestCodeQueue: DispatchQueue?
     let timerQueue: DispatchQueue
     /// Deadlines and retry backoffs of every transfer, on one timer (see ``TimerQueue``).
@@ -141,7 +141,7 @@ final class NetworkCore: Sendable {
     }
 
     /// A core over the transport `makeTransport` builds around the registry and delegate queue.
-    /// `workQueue`, when given, is the queue the work queue runs on (see ``requestCodeQueue``).
+    /// `workQueue`, when given, is the queue the requests' own code runs on (see ``requestCodeQueue``).
     init(maximumConcurrentRequests: Int, sessionCookies: SessionCookies? = nil, unsupportedSetting: NetworkError? = nil,
          workQueue userQueue: DispatchQueue? = nil, makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
         self.sessionCookies = sessionCookies
@@ -150,15 +150,11 @@ final class NetworkCore: Sendable {
         let startQueue = DispatchQueue(label: "courier.start", qos: .userInitiated)
         timerQueue = DispatchQueue(label: "courier.timers", qos: .userInitiated)
         timers = TimerQueue(queue: timerQueue)
-        if let userQueue {
-            // Ours, targeting theirs: the work runs on their queue (its threads, its QoS, its
-            // serial order if it is serial), and Courier never changes their queue.
-            workQueue = DispatchQueue(label: "courier.work", attributes: .concurrent, target: userQueue)
-            requestCodeQueue = workQueue
-        } else {
-            workQueue = DispatchQueue(label: "courier.work", qos: .userInitiated, attributes: .concurrent)
-            requestCodeQueue = nil
-        }
+        workQueue = DispatchQueue(label: "courier.work", qos: .userInitiated, attributes: .concurrent)
+        // Ours, targeting theirs: the code runs on their queue (its threads, its QoS, its serial
+        // order if it is serial), and Courier never changes their queue. The interceptors stay on
+        // the work queue: blocking calls need them too, and may be made on the caller's queue.
+        requestCodeQueue = userQueue.map { DispatchQueue(label: "courier.request-code", attributes: .concurrent, target: $0) }
         delegateQueue.setSpecific(key: Self.internalQueueKey, value: "the session's delegate queue")
         delegateQueue.setSpecific(key: Self.delegateQueueKey, value: true)
         startQueue.setSpecific(key: Self.internalQueueKey, value: "Courier's start queue")
