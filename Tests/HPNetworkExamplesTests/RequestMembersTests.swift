@@ -70,6 +70,23 @@ final class RequestMembersTests: XCTestCase {
         XCTAssertTrue(onQueue.all.allSatisfy { $0 })
     }
 
+    /// A blocking call made on a `Network(queue:)`'s own serial queue, with an interceptor
+    /// installed, completes: none of what it needs waits for that queue.
+    func testABlockingCallOnTheCustomQueueItselfCompletes() {
+        let queue = DispatchQueue(label: "custom serial")
+        let network = Network(queue: queue)
+        network.interceptors = [PassThrough()]
+        addTeardownBlock { network.cancelAll() }
+        let done = expectation(description: "the blocking call returned")
+        let sizes = Recorder<Int>()
+        queue.async {
+            sizes.record((try? network.scheduleSynchronously(request: PathRequest(path: "/hello")).get())?.count ?? -1)
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 20)
+        XCTAssertEqual(sizes.all, [5])
+    }
+
     /// `withResponse()` keeps the request's finishing queue, as it keeps everything else.
     func testWithResponseKeepsTheFinishingQueue() {
         let queue = DispatchQueue(label: "finishing")
@@ -184,3 +201,6 @@ struct FinishingOnQueue: NetworkRequest {
     var finishingQueue: DispatchQueue { queue }
     func makeURL() throws -> URL { Loopback.url("/bytes?n=4096") }
 }
+
+/// An interceptor that changes nothing: its `adapt` still runs before every attempt.
+struct PassThrough: RequestInterceptor {}
