@@ -36,6 +36,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case tlsFailed = 35
     /// Redirects went round in circles.
     case tooManyRedirects = 47
+    /// libcurl refused an option the curl engine set (curl's CURLE_UNKNOWN_OPTION): a libcurl
+    /// without something courier needs. `--engine urlsession` avoids it.
+    case libcurlRefusedOption = 48
     /// The server closed the connection without sending a single byte of reply.
     case emptyReply = 52
     /// The body is larger than `--max-filesize`, or (with `--json-output`, which holds it) larger
@@ -80,6 +83,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .emptyReply: return "the server closed the connection without replying"
         case .tooLarge: return "body larger than --max-filesize, or too large to hold for --json-output"
         case .networkFailure: return "other network failure (e.g. connection reset, the proxy refused the tunnel)"
+        case .libcurlRefusedOption: return "libcurl refused an option of the curl engine (--engine urlsession avoids it)"
         case .badClientCertificate: return "the client certificate or key (--cert, --key) cannot be used"
         case .badCertificate: return "server certificate not trusted"
         case .destinationExists: return nil

@@ -74,6 +74,9 @@ struct Failure: Error, Equatable {
             // the tool cannot use, curl's "weird server reply".
             let type = response.headers["Content-Type"] ?? "none"
             self.init(.badResponse, "unexpected Content-Type \(type) (expected \(expected.joined(separator: " or ")))" + place)
+        case let .curlOptionRefused(option, libcurlVersion, urlError):
+            self.init(.libcurlRefusedOption, "libcurl \(libcurlVersion) refused \(option) (\(urlError.localizedDescription)); "
+                + "--engine urlsession avoids it" + place)
         default:
             // Cases the commands cannot meet (decoding, interceptors, deadlock guards) and any the
             // library adds later: the library's own one-line description.

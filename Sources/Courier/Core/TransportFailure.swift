@@ -32,7 +32,8 @@ import FoundationNetworking
 /// Any other `-1` (a libcurl code FoundationNetworking does not translate) stays a
 /// ``NetworkError/transport(_:)`` with libcurl's message.
 ///
-/// The curl engine's errors carry their `CURLcode` (``CurlError``): 8 and 61 are
+/// The curl engine's errors carry their `CURLcode` (``CurlError``): an option libcurl refused
+/// (48 for one it does not know) is ``NetworkError/curlOptionRefused(option:libcurlVersion:_:)``; 8 and 61 are
 /// ``NetworkError/invalidResponse(_:)``, 18 ``NetworkError/incompleteBody(_:)``, the TLS
 /// codes (35, 58, 60, 77, 90) ``NetworkError/tls(_:_:)`` with the ``TLSFailure`` each means,
 /// 5 (the proxy does not resolve), 56 or 97 after a refused `CONNECT`, and 7 when libcurl's
@@ -82,6 +83,9 @@ enum TransportFailure {
 
     /// The curl engine keeps libcurl's own code, so nothing needs guessing from messages.
     private static func classify(_ error: URLError, curlCode: Int) -> NetworkError {
+        if let refused = error.curlRefusedOption {
+            return .curlOptionRefused(option: refused.option, libcurlVersion: refused.libcurlVersion, error)
+        }
         let message = libcurlMessage(of: error)
         if let failure = proxyFailure(error, curlCode: curlCode, message: message) { return .proxy(failure, error) }
         switch curlCode {
