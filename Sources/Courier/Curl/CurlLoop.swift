@@ -65,7 +65,7 @@ final class CurlLoop: @unchecked Sendable {
                 // A CURLMcode, not a CURLcode: reported as libcurl's "unknown option" with the real code in the text.
                 refused = CurlTask.ConfigurationFailure(code: Int32(CCURLE_UNKNOWN_OPTION),
                                                         detail: "curl_multi_setopt failed with CURLMcode \(code)",
-                                                        option: "CURLMOPT_MAX_HOST_CONNECTIONS", libcurlVersion: features.version)
+                                                        option: "CURLMOPT_MAX_HOST_CONNECTIONS", libcurlVersion: CurlFeatures.loaded?.version)
             }
         }
         refusedMultiOption = refused

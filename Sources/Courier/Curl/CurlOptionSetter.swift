@@ -7,14 +7,11 @@ import CCurl
 /// After a refusal the later options are not set: the transfer will not run.
 struct CurlOptionSetter {
     let easy: OpaquePointer
-    /// The loaded libcurl's version, for the error.
-    let libcurlVersion: String
     /// The first option libcurl refused, and its `CURLcode`.
     private(set) var refusal: (option: Int32, code: Int32)?
 
-    init(easy: OpaquePointer, libcurlVersion: String) {
+    init(easy: OpaquePointer) {
         self.easy = easy
-        self.libcurlVersion = libcurlVersion
     }
 
     mutating func set(_ option: Int32, _ value: Int) {
@@ -58,6 +55,8 @@ struct CurlOptionSetter {
     func check() throws {
         guard let refusal else { return }
         let name = Self.name(of: refusal.option)
+        // The libcurl that refused: the loaded one, whatever version the engine's choices assumed.
+        let libcurlVersion = CurlFeatures.loaded?.version ?? "(not loaded)"
         throw CurlTask.ConfigurationFailure(
             code: refusal.code,
             detail: String(cString: ccurl_easy_strerror(refusal.code)),

@@ -12,7 +12,7 @@ enum CurlRequestOptions {
                       headers: inout OpaquePointer?, context: UnsafeMutableRawPointer) throws {
         // Every option's result is checked: the first one libcurl refuses ends the request,
         // named (CurlOptionSetter.check, at the end).
-        var options = CurlOptionSetter(easy: easy, libcurlVersion: settings.features.version)
+        var options = CurlOptionSetter(easy: easy)
         func set(_ option: Int32, _ value: Int) { options.set(option, value) }
         func set(_ option: Int32, _ value: String) { options.set(option, value) }
         guard let url = request.url?.absoluteString else {

@@ -96,7 +96,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         redirect = nil
         protocolFailure = nil
         errorBuffer[0] = 0
-        var options = CurlOptionSetter(easy: easy, libcurlVersion: transport.settings.features.version)
+        var options = CurlOptionSetter(easy: easy)
         options.set(Int32(CCURLOPT_ERRORBUFFER), pointer: errorBuffer)
         do {
             try options.check()
