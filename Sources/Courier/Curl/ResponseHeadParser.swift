@@ -54,6 +54,11 @@ struct ResponseHeadParser {
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
         let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
+        // libcurl refuses a NUL in a head from 7.88 on, but 7.74 (Debian 11) hands it over: refused
+        // here, so that no libcurl lets one through (RFC 9110 §5.5: invalid and dangerous).
+        if line.contains(0) {
+            return .malformed("a header line contains a NUL byte")
+        }
         if line.starts(with: Self.statusPrefix) {
             return startHead(line)
         }
@@ -69,8 +74,13 @@ struct ResponseHeadParser {
             return .head(head)
         }
         // Appended in place: a copy of the head here would copy its fields for every line.
-        if line[0] == 0x20 || line[0] == 0x09, !current!.fields.isEmpty {
-            // An obsolete folded line continues the previous field's value.
+        if line[0] == 0x20 || line[0] == 0x09 {
+            // An obsolete folded line continues the previous field's value. Right after the status
+            // line there is none (RFC 9112 §2.2: reject, or skip the line): 7.88 refuses it
+            // itself, 7.74 hands it over, 8.x unfolds it onto the status line first.
+            guard !current!.fields.isEmpty else {
+                return .malformed("a header line starts with whitespace and no field precedes it")
+            }
             current!.fields[current!.fields.count - 1].value += " " + Self.trimmed(line[...])
         } else {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {

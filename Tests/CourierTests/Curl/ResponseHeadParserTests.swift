@@ -32,6 +32,19 @@ final class ResponseHeadParserTests: XCTestCase {
         XCTAssertEqual(events.last, .pending)
     }
 
+    /// Whatever the libcurl underneath lets through (7.74 passes a NUL on, 7.88 refuses it).
+    func testANulByteInTheHeadIsMalformed() {
+        XCTAssertEqual(feed(["HTTP/1.1 200 OK\r\n", "X-A: a\u{0}b\r\n"]).last, .malformed("a header line contains a NUL byte"))
+        XCTAssertEqual(feed(["HTTP/1.1 200\u{0} OK\r\n"]).last, .malformed("a header line contains a NUL byte"))
+        XCTAssertEqual(feed(["HTTP/1.1 200 OK\r\n", "X-A: ab\r\n"]).last, .pending)
+    }
+
+    func testAFoldedLineRightAfterTheStatusLineIsMalformed() {
+        XCTAssertEqual(feed(["HTTP/1.1 200 OK\r\n", " X-Folded: 1\r\n"]).last,
+                       .malformed("a header line starts with whitespace and no field precedes it"))
+        XCTAssertEqual(feed(["HTTP/1.1 200 OK\r\n", "X-A: 1\r\n", " more\r\n"]).last, .pending)
+    }
+
     func testLinesWithBareLineFeedsAndFoldedValues() {
         let events = feed(["HTTP/1.0 404 Not Found\n", "X-Long: first\n", " second\n", "\n"])
         guard case let .head(head) = events.last else { return XCTFail("\(events)") }
