@@ -54,7 +54,7 @@ struct ResponseHeadParser {
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
         let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
-        // libcurl refuses a NUL in a head from 7.88 on, but 7.74 (Debian 11) hands it over: refused
+        // libcurl refuses a NUL in a head from 7.83.0 on, but older ones hand it over: refused
         // here, so that no libcurl lets one through (RFC 9110 §5.5: invalid and dangerous).
         if line.contains(0) {
             return .malformed("a header line contains a NUL byte")
