@@ -30,6 +30,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case writeError = 23
     /// A file to send could not be read.
     case readError = 26
+    /// libcurl's "out of memory", which libcurl 7.88 also reports for a response header line
+    /// (or status line) longer than its 100 KiB limit: curl exits 27 there, and so does courier.
+    case outOfMemory = 27
     /// `--timeout` passed, or the connection stalled.
     case timedOut = 28
     /// The TLS handshake failed, or the server refused the session during it.
@@ -46,7 +49,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case tooLarge = 63
     /// Any other network failure: the connection was reset while receiving, a TLS 1.3 server
     /// refused the client certificate after the handshake, a proxy refused the tunnel (`407`
-    /// to `CONNECT`, as curl 7.88 exits), and so on.
+    /// to `CONNECT`, as curl 7.88 exits), more than 300 kB of response headers (libcurl's "Too
+    /// large response headers", as curl 7.88 exits), and so on.
     case networkFailure = 56
     /// The client certificate or key (`--cert`, `--key`) cannot be used.
     case badClientCertificate = 58
@@ -77,12 +81,13 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .httpError: return "HTTP status >= 400 with --fail (always for download)"
         case .writeError: return "could not write the output"
         case .readError: return "could not read a file to send"
+        case .outOfMemory: return "out of memory, or a response header line over 100 KiB (as curl 7.88)"
         case .timedOut: return "timed out (--timeout, or a stalled connection)"
         case .tlsFailed: return "TLS handshake failed (e.g. a client certificate required, or refused)"
         case .tooManyRedirects: return "too many redirects"
         case .emptyReply: return "the server closed the connection without replying"
         case .tooLarge: return "body larger than --max-filesize, or too large to hold for --json-output"
-        case .networkFailure: return "other network failure (e.g. connection reset, the proxy refused the tunnel)"
+        case .networkFailure: return "other network failure (e.g. connection reset, the proxy refused the tunnel, headers over 300 kB)"
         case .libcurlRefusedOption: return "libcurl refused an option of the curl engine (--engine urlsession avoids it)"
         case .badClientCertificate: return "the client certificate or key (--cert, --key) cannot be used"
         case .badCertificate: return "server certificate not trusted"

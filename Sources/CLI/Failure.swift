@@ -49,7 +49,8 @@ struct Failure: Error, Equatable {
         case let .proxy(failure, urlError):
             self.init(failure, urlError, url: url)
         case let .invalidResponse(detail):
-            self.init(.badResponse, "the reply from \(url?.host ?? "the server") is not valid HTTP: \(detail)" + place)
+            self.init(Self.exitCode(forInvalidResponse: detail),
+                      "the reply from \(url?.host ?? "the server") is not valid HTTP: \(detail)" + place)
         case let .incompleteBody(urlError):
             self.init(.partialTransfer, "the connection closed before the body was complete (\(urlError.localizedDescription))" + place)
         case let .httpStatus(response):
@@ -107,9 +108,29 @@ struct Failure: Error, Equatable {
             self.init(.tooManyRedirects, "too many redirects" + place)
         default:
             // A body cut short arrives as NetworkError.incompleteBody, a reply that is not HTTP as
-            // .invalidResponse: what is left is reported as libcurl described it.
-            self.init(.networkFailure, "network error \(error.code.rawValue): \(error.localizedDescription)" + place)
+            // .invalidResponse: what is left is reported as libcurl described it, with the exit
+            // status curl gives for it: the curl engine keeps libcurl's code, which is curl's.
+            // (URLSession on Linux runs libcurl too, but passes on only its message.)
+            let code = error.curlCode.flatMap { ExitCode(rawValue: Int32($0)) }
+                ?? (error.localizedDescription == "Out of memory" ? .outOfMemory : .networkFailure)
+            if code == .outOfMemory {
+                self.init(code, "the reply from \(host) could not be read: libcurl says \"Out of memory\", "
+                    + "as it does of a response header line longer than 100 KiB" + place)
+                return
+            }
+            self.init(code, "network error \(error.code.rawValue): \(error.localizedDescription)" + place)
         }
+    }
+
+    /// curl's exit status for a reply that is not valid HTTP: 8, its "weird server reply", but
+    /// for the heads libcurl 7.88 refuses for their size, whose codes are not 8 (measured with
+    /// curl 7.88.1 against a raw loopback server): over 300 kB of header lines, "Too large
+    /// response headers", is a receive error (56); one line over 100 KiB (a header, a reason
+    /// phrase) is "Out of memory" (27). The library keeps libcurl's message as the detail.
+    static func exitCode(forInvalidResponse detail: String) -> ExitCode {
+        if detail.contains("Too large response headers") { return .networkFailure }
+        if detail.contains("Out of memory") { return .outOfMemory }
+        return .badResponse
     }
 
     /// curl's exit code for each TLS failure, with the TLS library's reason.

@@ -21,6 +21,7 @@ enum Usage {
     static let short = """
         usage: courier [get|post|put|patch|delete|head] [options] URL
                courier download [options] URL...
+               courier demo
         Try 'courier --help' for more.
         """
 
@@ -35,6 +36,9 @@ enum Usage {
           courier head URL                       print the status line and headers only
           courier download URL... [-o FILE | -d DIR] [--no-resume]
                                                  save files, several in parallel, resumable
+          courier demo                           see the library at work on this machine, no network
+                                                 needed: a GET, a 100 MB download cancelled half-way
+                                                 and resumed, the three calling conventions
 
         REQUEST OPTIONS
           -H, --header 'Name: value'   add a header (repeatable)

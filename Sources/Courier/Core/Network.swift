@@ -62,7 +62,7 @@ public final class Network: Sendable {
         case .curl:
             let cookies = SessionCookies.forEngineOwnedCookies(configuration)
             core = NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies) { registry, _ in
-                CurlTransport(configuration: configuration, tls: tls, cookies: cookies, registry: registry)
+                CurlTransport(configuration: configuration, tls: tls, registry: registry)
             }
         case .urlSession, .automatic:
             core = NetworkCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests,

@@ -62,7 +62,8 @@ enum CurlError {
 
 extension URLError {
     /// The libcurl result code behind an error of the curl engine, or `nil` (URLSession).
-    var curlCode: Int? { userInfo[CurlError.codeKey] as? Int }
+    /// `package`: the `courier` tool exits with it, as curl does.
+    package var curlCode: Int? { userInfo[CurlError.codeKey] as? Int }
 
     /// The status a proxy answered `CONNECT` with, on the curl engine, when the transfer failed after one.
     var curlConnectStatus: Int? { userInfo[CurlError.connectStatusKey] as? Int }

@@ -141,21 +141,18 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     /// A final head. Handed on as Courier's own `HTTPResponse`, made straight from the parsed
     /// fields: Foundation's `HTTPURLResponse` (with its header sanitising) cost more than a tenth
-    /// of a small request, so one is made only where an API needs it — a redirect, cookies.
+    /// of a small request, so one is made only where an API needs it — a redirect.
     private func didReceive(_ parsed: ResponseHeadParser.Head) {
         guard let url = request.url else { return }
         let head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(parsed.fields), url: url)
         let transfer = transport.registry.transfer(for: self)
-        let isRedirect = (300...399).contains(parsed.statusCode) && head.headers.contains("Location")
-        if isRedirect || head.headers.contains("Set-Cookie"),
+        if (300...399).contains(parsed.statusCode), head.headers.contains("Location"),
            let response = HTTPURLResponse(url: url, statusCode: parsed.statusCode, httpVersion: parsed.version,
-                                          headerFields: parsed.fieldDictionary) {
-            transport.storeCookies(from: response, for: url)
-            if isRedirect, let proposed = CurlRedirects.proposedRequest(after: response, to: request),
-               let next = transfer?.redirect(response, to: proposed, from: request) {
-                redirect = next
-                return
-            }
+                                          headerFields: parsed.fieldDictionary),
+           let proposed = CurlRedirects.proposedRequest(after: response, to: request),
+           let next = transfer?.redirect(response, to: proposed, from: request) {
+            redirect = next
+            return
         }
         transfer?.didReceive(head: head)
     }

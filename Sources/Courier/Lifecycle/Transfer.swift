@@ -102,8 +102,19 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// (see ``ResponseHeadCheck``) ends the transfer with ``NetworkError/invalidResponse(_:)``
     /// before any of its body is used.
     func didReceive(head: HTTPResponse) {
+        if let cookies = core.sessionCookies, let url = head.url { cookies.store(from: head.headers, for: url) }
         if let problem = ResponseHeadCheck.problem(in: head) {
             end(with: .invalidResponse(problem))
+            return
+        }
+        if state.withLock({ $0.redirectLimitHit != nil }) {
+            // The redirect left unfollowed at the limit (both engines ask `redirect` before
+            // handing its head on). It is no answer: its body is nobody's output (a stream's
+            // consumer, a download's file), as curl -L --max-redirs writes none of it. The
+            // observers still see it, as the response the transfer ended on.
+            let context = self.context
+            core.observers.forEach { $0.didReceive(head, context: context) }
+            end(with: .tooManyRedirects(head))
             return
         }
         apply(body.didReceive(head: head))
@@ -157,17 +168,20 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     func redirect(_ response: HTTPURLResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
+        let head = HTTPResponse(response, body: Data())
+        // Before the next request is made, so that it carries what this response set.
+        if let cookies = core.sessionCookies, let url = response.url { cookies.store(from: head.headers, for: url) }
         if let scheme = RedirectPolicy.refusedScheme(of: response, proposed: proposed) {
             // Not followed, and the task left to end by itself: cancelling it here, inside
             // URLSession's redirect callback, raced FoundationNetworking's own bookkeeping
             // ("Received callback for HTTP redirection, but we're not waiting for it").
-            state.withLock { $0.refusedRedirect = .unsupportedRedirect(scheme, HTTPResponse(response, body: Data())) }
+            state.withLock { $0.refusedRedirect = .unsupportedRedirect(scheme, head) }
             return nil
         }
         let limit = core.maximumRedirects.withLock { $0 }
         let (follow, original) = state.withLock { state -> (Bool, URLRequest?) in
             let follow = state.lifecycle.redirected(maximum: limit)
-            if !follow { state.redirectLimitHit = HTTPResponse(response, body: Data()) }
+            if !follow { state.redirectLimitHit = head }
             return (follow, state.lifecycle.request)
         }
         guard follow else { return nil }
@@ -175,7 +189,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         if let cookies = core.sessionCookies { next = cookies.applying(to: next) }
         let context = self.context
         let observers = core.observers
-        observers.forEach { $0.didRedirect(HTTPResponse(response, body: Data()), to: next, context: context) }
+        observers.forEach { $0.didRedirect(head, to: next, context: context) }
         if RedirectPolicy.mustReplayBody(response, previous ?? original, bodyFromFile: body.uploadsFromFile) {
             // FoundationNetworking would re-send this without its body: stop its redirect here
             // (it then completes the task) and follow with a new task (see didComplete), whose

@@ -18,7 +18,7 @@ final class LibcurlVersionTests: CLITestCase {
             throw XCTSkip("libcurl cannot be loaded here: \(Network.Engine.curlUnavailableReason ?? "?")")
         }
         let core = NetworkCore(maximumConcurrentRequests: 6) { registry, _ in
-            CurlTransport(configuration: .ephemeral, tls: TLSOptions(), cookies: nil, registry: registry, features: features)
+            CurlTransport(configuration: .ephemeral, tls: TLSOptions(), registry: registry, features: features)
         }
         let network = Network(core: core, engine: .curl, callbackQueue: DispatchQueue(label: "test.callbacks"))
         network.retryPolicy = .none
