@@ -40,6 +40,8 @@ struct ResponseHeadParser {
     }
 
     private var current: Head?
+    /// Bytes of head lines taken so far, interim heads included.
+    private var headBytes = 0
     /// Set once the final head is complete: later lines are trailers.
     private(set) var finished = false
 
@@ -49,6 +51,14 @@ struct ResponseHeadParser {
     /// Takes one line, with or without its CRLF.
     mutating func consume(_ bytes: UnsafeRawBufferPointer) -> Event {
         guard !finished else { return .pending }
+        // libcurl limits a transfer's head lines to 300 KiB from 8.3.0 (some distributions
+        // backport it: Debian 12's 7.88.1 has it, Debian 11's 7.74.0 does not); older ones only
+        // limit each line (100 KiB). The same limit, and libcurl's words, for every libcurl, so
+        // that no server can grow a head without bound.
+        headBytes += bytes.count
+        if headBytes > Self.maximumHeadBytes {
+            return .malformed("Too large response headers: \(headBytes) > \(Self.maximumHeadBytes)")
+        }
         // Worked on as bytes: one String per name and value, none per line. (As a String, "\r\n"
         // would also be a single Character that neither hasSuffix("\r") nor hasSuffix("\n") matches.)
         var end = bytes.count
@@ -97,6 +107,9 @@ struct ResponseHeadParser {
     }
 
     private static let statusPrefix = Array("HTTP/".utf8)
+
+    /// libcurl's own limit (`MAX_HTTP_RESP_HEADER_SIZE`, 8.3.0).
+    static let maximumHeadBytes = 300 * 1024
 
     /// The bytes without leading and trailing spaces and tabs, as a String.
     private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
