@@ -63,6 +63,11 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case badCertificateAuthorities = 77
     /// The server's public key matches no `--pinnedpubkey`.
     case pinnedKeyMismatch = 90
+    /// libcurl's "a value grew larger than allowed" (`CURLE_TOO_LARGE`, libcurl 8.6.0 and later),
+    /// which it says of a response header line over 100 KiB where older libcurls say "out of
+    /// memory" (27), and from 8.14.0 of more than 5,000 header lines: curl exits 100 there, and so
+    /// does courier.
+    case valueTooLarge = 100
     /// Stopped by Ctrl-C (SIGINT) or SIGTERM.
     case interrupted = 130
 
@@ -94,6 +99,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .destinationExists: return nil
         case .badCertificateAuthorities: return "the --cacert file cannot be read"
         case .pinnedKeyMismatch: return "the server's public key does not match --pinnedpubkey"
+        case .valueTooLarge: return "a header line over 100 KiB (libcurl 8.6+; 27 before), or over 5,000 header lines (8.14+)"
         case .interrupted: return "interrupted (Ctrl-C or SIGTERM); downloads can be resumed"
         }
     }

@@ -148,6 +148,11 @@ enum TransportFailure {
         switch curlCode {
         case 5:
             return proxyFailure(in: message) ?? .unresolvableHost("(unnamed)")
+        case 6:
+            // libcurl 8.14.1 now and then ends a proxy it cannot resolve with 6, its message
+            // still "Could not resolve proxy: NAME" (seen in scripts/libcurl-matrix).
+            guard message.hasPrefix("Could not resolve proxy: ") else { return nil }
+            return proxyFailure(in: message)
         case 56, 97:
             if let status = error.curlConnectStatus, !(200...299).contains(status) { return .tunnelRefused(status: status) }
             return proxyFailure(in: message)
