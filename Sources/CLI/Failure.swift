@@ -75,6 +75,9 @@ struct Failure: Error, Equatable {
             // the tool cannot use, curl's "weird server reply".
             let type = response.headers["Content-Type"] ?? "none"
             self.init(.badResponse, "unexpected Content-Type \(type) (expected \(expected.joined(separator: " or ")))" + place)
+        case let .curlOptionRefused(option, libcurlVersion, urlError):
+            self.init(.libcurlRefusedOption, "libcurl \(libcurlVersion) refused \(option) (\(urlError.localizedDescription)); "
+                + "--engine urlsession avoids it" + place)
         default:
             // Cases the commands cannot meet (decoding, interceptors, deadlock guards) and any the
             // library adds later: the library's own one-line description.
@@ -109,7 +112,8 @@ struct Failure: Error, Equatable {
             // status curl gives for it: the curl engine keeps libcurl's code, which is curl's.
             // (URLSession on Linux runs libcurl too, but passes on only its message.)
             let code = error.curlCode.flatMap { ExitCode(rawValue: Int32($0)) }
-                ?? (error.localizedDescription == "Out of memory" ? .outOfMemory : .networkFailure)
+                ?? (error.localizedDescription == "Out of memory" ? .outOfMemory
+                    : error.localizedDescription == "A value or data field grew larger than allowed" ? .valueTooLarge : .networkFailure)
             if code == .outOfMemory {
                 self.init(code, "the reply from \(host) could not be read: libcurl says \"Out of memory\", "
                     + "as it does of a response header line longer than 100 KiB" + place)

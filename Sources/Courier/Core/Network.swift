@@ -25,7 +25,8 @@ public final class Network: Sendable {
     let core: NetworkCore
 
     /// The engine carrying this network's requests: what ``Engine/automatic`` resolved to, or
-    /// ``Engine/urlSession`` where the curl engine was asked for but libcurl cannot be loaded.
+    /// ``Engine/urlSession`` where the curl engine was asked for but libcurl cannot be loaded
+    /// (or is older than 7.68.0; a warning then goes to stderr once per process).
     /// Never ``Engine/automatic``.
     public let engine: Engine
 
@@ -55,6 +56,7 @@ public final class Network: Sendable {
         tls: TLSOptions = TLSOptions()
     ) {
         let resolved = Engine.resolve(engine)
+        Engine.warnOnceIfFallingBack(requested: engine, resolved: resolved)
         let core: NetworkCore
         switch resolved {
         case .curl:

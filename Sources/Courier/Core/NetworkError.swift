@@ -82,6 +82,13 @@ public enum NetworkError: Error, Sendable {
     /// given. The completed body stays in the `.partial` file, so a retry with that option
     /// finishes without downloading again.
     case destinationExists(URL)
+    /// The curl engine could not set the request up: the libcurl it runs on refused an option
+    /// Courier set (named, as `CURLOPT_…`, with that libcurl's version). Nothing was sent. The
+    /// `URLError` carries libcurl's code and message ("An unknown option was passed in to
+    /// libcurl" is CURLcode 48: the option is newer than that libcurl). The engine takes the
+    /// older option wherever a libcurl from 7.68.0 on lacks a newer one, so this means a libcurl
+    /// built without something Courier needs, or a bug: see Docs/Engines.md. Not retried.
+    case curlOptionRefused(option: String, libcurlVersion: String, URLError)
 }
 
 extension NetworkError {
@@ -149,6 +156,9 @@ extension NetworkError: LocalizedError {
         case let .unsupportedRedirect(scheme, response):
             return "Redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), Location: \(response.headers["Location"].map { redaction.redact(urlString: $0) } ?? "?"))."
         case let .destinationExists(url): return "\(url.path) already exists (use .replaceExisting to overwrite it)"
+        case let .curlOptionRefused(option, version, error):
+            let code = error.curlCode.map { "CURLcode \($0), " } ?? ""
+            return "libcurl \(version) refused \(option): \(error.localizedDescription) (\(code)nothing was sent)"
         }
     }
 

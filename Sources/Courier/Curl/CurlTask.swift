@@ -79,9 +79,13 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     // MARK: - Loop thread: setting up
 
+    /// Why a transfer could not be set up: a `CURLcode` and what it means here. `option` names
+    /// the option libcurl refused (with `libcurlVersion`), when that is what happened.
     struct ConfigurationFailure: Error {
         let code: Int32
         let detail: String
+        var option: String? = nil
+        var libcurlVersion: String? = nil
     }
 
     /// Sets the easy handle up for the current request (or `next`, a redirect being followed).
@@ -92,8 +96,10 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         redirect = nil
         protocolFailure = nil
         errorBuffer[0] = 0
-        _ = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_ERRORBUFFER), errorBuffer)
+        var options = CurlOptionSetter(easy: easy)
+        options.set(Int32(CCURLOPT_ERRORBUFFER), pointer: errorBuffer)
         do {
+            try options.check()
             try CurlRequestOptions.apply(request, upload: upload, settings: transport.settings, to: easy,
                                           headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
             try openUpload()
@@ -220,6 +226,14 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         guard markFinished() else { return }
         let error = code == CCURLE_OK ? nil
             : CurlError.urlError(code: code, url: request.url, detail: detail, connectStatus: connectStatus)
+        transport.registry.complete(self, error: error)
+    }
+
+    /// Ends the task with a transfer that could not be set up (nothing was sent).
+    func finish(_ failure: ConfigurationFailure) {
+        guard markFinished() else { return }
+        let error = CurlError.urlError(code: failure.code, url: request.url, detail: failure.detail,
+                                       refusedOption: failure.option, libcurlVersion: failure.libcurlVersion)
         transport.registry.complete(self, error: error)
     }
 

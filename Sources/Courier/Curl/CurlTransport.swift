@@ -10,10 +10,16 @@ final class CurlTransport: Transport {
     let loop: CurlLoop
     let settings: CurlSettings
 
-    init(configuration: URLSessionConfiguration, tls: TLSOptions, registry: TransferRegistry) {
+    /// Made only where libcurl has loaded. `features` stands in for the loaded libcurl's
+    /// (``CurlFeatures/loaded``) in tests that make the engine take another version's path.
+    init(configuration: URLSessionConfiguration, tls: TLSOptions, registry: TransferRegistry, features: CurlFeatures? = nil) {
         self.registry = registry
-        self.settings = CurlSettings(configuration: configuration, tls: tls)
-        self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost)
+        // `loaded` is there whenever a curl transport is made (Engine.resolve checks); the
+        // fallback is the oldest libcurl's path, which is safe on any.
+        let features = features ?? CurlFeatures.loaded
+            ?? CurlFeatures(versionNumber: CurlFeatures.minimumVersionNumber, features: 0, sslLibrary: nil)
+        self.settings = CurlSettings(configuration: configuration, tls: tls, features: features)
+        self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost, features: features)
     }
 
     /// Sent as asked, as curl does.
