@@ -62,6 +62,9 @@ struct Failure: Error, Equatable {
             let location = response.headers["Location"].map { Redaction.standard.redact(urlString: $0) } ?? "?"
             self.init(.failure, "redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), "
                 + "Location: \(location))" + place)
+        case let .limitExceeded(limit):
+            // curl's nearest: a body past --max-filesize.
+            self.init(.tooLarge, limit.description + place)
         case let .responseTooLarge(limit):
             self.init(.tooLarge, "the body is larger than \(Units.bytes(limit)), too much to hold in memory; stream it instead" + place)
         case let .encodingFailed(error):
