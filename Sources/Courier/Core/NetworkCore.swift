@@ -42,6 +42,7 @@ final class NetworkCore: Sendable {
     let interceptors = Locked<[any RequestInterceptor]>([])
     let observerList = Locked<[any NetworkObserver]>([])
     let maximumResponseSize = Locked<Int64>(100 << 20)
+    let decompressionLimit = Locked(DecompressionLimit.standard)
     let maximumRedirects = Locked(10)
     /// A setting the engine cannot honour (say, TLS options on URLSession): every request fails
     /// with this error rather than run without it.
