@@ -126,8 +126,15 @@ struct Failure: Error, Equatable {
     /// for the heads libcurl 7.88 refuses for their size, whose codes are not 8 (measured with
     /// curl 7.88.1 against a raw loopback server): over 300 kB of header lines, "Too large
     /// response headers", is a receive error (56); one line over 100 KiB (a header, a reason
-    /// phrase) is "Out of memory" (27). The library keeps libcurl's message as the detail.
+    /// phrase) is "Out of memory" (27). The library reports both as `invalidResponse` and says
+    /// which limit was passed (``OversizedHead``), on both engines; libcurl's own words are the
+    /// fallback.
     static func exitCode(forInvalidResponse detail: String) -> ExitCode {
+        switch OversizedHead(message: detail) {
+        case .line?: return .outOfMemory
+        case .fields?: return .networkFailure
+        case nil: break
+        }
         if detail.contains("Too large response headers") { return .networkFailure }
         if detail.contains("Out of memory") { return .outOfMemory }
         return .badResponse

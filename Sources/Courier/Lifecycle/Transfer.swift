@@ -121,7 +121,10 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             return
         }
         let decoding = DecompressionGuard(head: head, limit: decompressionLimit)
-        state.withLock { $0.decoding = decoding }
+        state.withLock { state in
+            state.decoding = decoding
+            state.headReceived = true
+        }
         apply(body.didReceive(head: head))
     }
 
@@ -164,10 +167,15 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     func didComplete(error: (any Error)?) {
-        let (pendingRedirect, redirectLimitHit, refusedRedirect) = state.withLock { state in
+        let (pendingRedirect, redirectLimitHit, refusedRedirect, headReceived) = state.withLock { state in
             _ = state.lifecycle.taskCompleted()
             defer { state.pendingRedirect = nil; state.refusedRedirect = nil }
-            return (state.pendingRedirect, state.redirectLimitHit, state.refusedRedirect)
+            return (state.pendingRedirect, state.redirectLimitHit, state.refusedRedirect, state.headReceived)
+        }
+        var error = error
+        // libcurl's "out of memory" before any head is a head line too long (see OversizedHead).
+        if !headReceived, let urlError = error as? URLError, let oversized = OversizedHead.lineError(beforeHead: urlError) {
+            error = oversized
         }
         if let refusedRedirect {
             body.reset()
@@ -350,6 +358,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         core.registry.attach(task, to: self)
         perform(event { state in
             state.sending = request
+            state.headReceived = false
             let action = state.lifecycle.taskCreated(task)
             if case .resume(_, armDeadline: true) = action {
                 state.deadline = makeTimer(after: timeout) { $0.end(with: .timedOut) }
@@ -420,4 +429,6 @@ private struct TransferState {
     var sending: URLRequest?
     /// What the current response's body decodes to, when it arrives decoded.
     var decoding: DecompressionGuard?
+    /// Whether the current task has delivered a response head.
+    var headReceived = false
 }
