@@ -18,6 +18,7 @@ import FoundationNetworking
 /// | status 999999 | -1002 | Unsupported response code in HTTP response | ``NetworkError/invalidResponse(_:)`` |
 /// | a header line without colon | -1 | Header without colon | ``NetworkError/invalidResponse(_:)`` |
 /// | a bad chunk size | -1 | Illegal or missing hexadecimal sequence in chunked-encoding | ``NetworkError/invalidResponse(_:)`` |
+/// | a trailer line without a colon (curl engine: 43) | — | Failed reading the chunked-encoded stream | ``NetworkError/invalidResponse(_:)`` |
 /// | `Content-Length: abc` | -1 | Invalid Content-Length: value | ``NetworkError/invalidResponse(_:)`` |
 /// | NUL in a header | -1 | Nul byte in header | ``NetworkError/invalidResponse(_:)`` |
 /// | more than 300 KiB of header lines | -1 | Too large response headers: 307212 > 307200 | ``NetworkError/invalidResponse(_:)`` (``OversizedHead``) |
@@ -121,7 +122,7 @@ enum TransportFailure {
     private static let protocolViolations = [
         "Unsupported HTTP version", "HTTP/0.9", "Unsupported response code", "Weird server reply",
         "Invalid status line", "Header without colon", "Nul byte in header", "Too large response headers",
-        "Invalid Content-Length", "Overflow Content-Length", "chunked-encoding", "content unencoding",
+        "Invalid Content-Length", "Overflow Content-Length", "chunked-encoding", "chunked-encoded stream", "content unencoding",
         "Unrecognized content encoding",
     ]
 
