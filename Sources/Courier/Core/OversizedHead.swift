@@ -52,7 +52,7 @@ package enum OversizedHead: Sendable, Equatable {
     }
 
     /// Which limit the text of an ``NetworkError/invalidResponse(_:)`` reports, if it reports one.
-    init?(message: String) {
+    package init?(message: String) {
         if message.hasPrefix(Self.linePrefix) {
             self = .line
         } else if message.hasPrefix(Self.fieldsPrefix) {
