@@ -45,7 +45,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     /// The server closed the connection without sending a single byte of reply.
     case emptyReply = 52
     /// The body is larger than `--max-filesize`, or (with `--json-output`, which holds it) larger
-    /// than the library's in-memory limit.
+    /// than the library's in-memory limit, or it passed one of the library's limits against
+    /// hostile replies (`NetworkError.limitExceeded`: a compressed body that inflates too far).
     case tooLarge = 63
     /// Any other network failure: the connection was reset while receiving, a TLS 1.3 server
     /// refused the client certificate after the handshake, a proxy refused the tunnel (`407`

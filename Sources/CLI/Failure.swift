@@ -62,6 +62,9 @@ struct Failure: Error, Equatable {
             let location = response.headers["Location"].map { Redaction.standard.redact(urlString: $0) } ?? "?"
             self.init(.failure, "redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), "
                 + "Location: \(location))" + place)
+        case let .limitExceeded(limit):
+            // curl's nearest: a body past --max-filesize.
+            self.init(.tooLarge, limit.description + place)
         case let .responseTooLarge(limit):
             self.init(.tooLarge, "the body is larger than \(Units.bytes(limit)), too much to hold in memory; stream it instead" + place)
         case let .encodingFailed(error):
@@ -127,8 +130,15 @@ struct Failure: Error, Equatable {
     /// for the heads libcurl 7.88 refuses for their size, whose codes are not 8 (measured with
     /// curl 7.88.1 against a raw loopback server): over 300 kB of header lines, "Too large
     /// response headers", is a receive error (56); one line over 100 KiB (a header, a reason
-    /// phrase) is "Out of memory" (27). The library keeps libcurl's message as the detail.
+    /// phrase) is "Out of memory" (27). The library reports both as `invalidResponse` and says
+    /// which limit was passed (``OversizedHead``), on both engines; libcurl's own words are the
+    /// fallback.
     static func exitCode(forInvalidResponse detail: String) -> ExitCode {
+        switch OversizedHead(message: detail) {
+        case .line?: return .outOfMemory
+        case .fields?: return .networkFailure
+        case nil: break
+        }
         if detail.contains("Too large response headers") { return .networkFailure }
         if detail.contains("Out of memory") { return .outOfMemory }
         return .badResponse

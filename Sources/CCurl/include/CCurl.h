@@ -54,6 +54,7 @@ enum {
     CCURLOPT_PRIVATE = 10103,
     CCURLOPT_POSTFIELDSIZE_LARGE = 30120,
     CCURLOPT_CONNECTTIMEOUT_MS = 156,
+    CCURLOPT_HTTP_CONTENT_DECODING = 158,   // 7.16.2
     CCURLOPT_PROTOCOLS = 181,              // a CURLPROTO_* bitmask; before 7.85.0 the only way
     CCURLOPT_REDIR_PROTOCOLS = 182,
     CCURLOPT_XFERINFOFUNCTION = 20219,
@@ -76,6 +77,7 @@ enum {
     CCURLINFO_RESPONSE_CODE = 0x200002,
     CCURLINFO_PRIVATE = 0x100015,
     CCURLINFO_HTTP_CONNECTCODE = 0x200016,
+    CCURLINFO_SIZE_DOWNLOAD_T = 0x600008,   // 7.55.0
 };
 
 // CURLMoption values used.
@@ -166,6 +168,7 @@ int ccurl_easy_setopt_data_callback(ccurl_easy *easy, int option, ccurl_data_cal
 int ccurl_easy_setopt_progress_callback(ccurl_easy *easy, int option, ccurl_progress_callback callback);
 int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value);
 int ccurl_easy_getinfo_pointer(ccurl_easy *easy, int info, void **value);
+int ccurl_easy_getinfo_offset(ccurl_easy *easy, int info, ccurl_off_t *value);
 int ccurl_easy_pause(ccurl_easy *easy, int bitmask);
 
 ccurl_multi *ccurl_multi_init(void);

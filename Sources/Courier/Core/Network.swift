@@ -146,6 +146,16 @@ public final class Network: Sendable {
         set { core.maximumResponseSize.withLock { $0 = max(0, newValue) } }
     }
 
+    /// How far a compressed body may inflate when Courier decodes it (in-memory and streamed
+    /// bodies, by default): at least 10 MiB, and beyond that 100 times the compressed bytes that
+    /// arrived; past it the transfer ends with ``NetworkError/limitExceeded(_:)``. A guard against
+    /// decompression bombs. Thread-safe; applies to requests scheduled afterwards. See
+    /// ``DecompressionLimit``.
+    public var decompressionLimit: DecompressionLimit {
+        get { core.decompressionLimit.withLock { $0 } }
+        set { core.decompressionLimit.withLock { $0 = newValue } }
+    }
+
     /// How many redirects a request follows before failing with
     /// ``NetworkError/tooManyRedirects(_:)``. Default: 10. Thread-safe.
     public var maximumRedirects: Int {

@@ -18,8 +18,11 @@ import FoundationNetworking
 /// | status 999999 | -1002 | Unsupported response code in HTTP response | ``NetworkError/invalidResponse(_:)`` |
 /// | a header line without colon | -1 | Header without colon | ``NetworkError/invalidResponse(_:)`` |
 /// | a bad chunk size | -1 | Illegal or missing hexadecimal sequence in chunked-encoding | ``NetworkError/invalidResponse(_:)`` |
+/// | a trailer line without a colon (curl engine: 43) | — | Failed reading the chunked-encoded stream | ``NetworkError/invalidResponse(_:)`` |
 /// | `Content-Length: abc` | -1 | Invalid Content-Length: value | ``NetworkError/invalidResponse(_:)`` |
 /// | NUL in a header | -1 | Nul byte in header | ``NetworkError/invalidResponse(_:)`` |
+/// | more than 300 KiB of header lines | -1 | Too large response headers: 307212 > 307200 | ``NetworkError/invalidResponse(_:)`` (``OversizedHead``) |
+/// | a head line over 100 KiB, before the head is complete | -1 | Out of memory | ``NetworkError/invalidResponse(_:)`` (``OversizedHead``, in ``Transfer``) |
 /// | gzip that is not gzip | -1 | Error while processing content unencoding: ... | ``NetworkError/invalidResponse(_:)`` |
 /// | body shorter than `Content-Length` | -1 | transfer closed with 7 bytes remaining to read | ``NetworkError/incompleteBody(_:)`` |
 /// | chunked body without last chunk | -1 | transfer closed with outstanding read data remaining | ``NetworkError/incompleteBody(_:)`` |
@@ -74,6 +77,7 @@ enum TransportFailure {
             let message = libcurlMessage(of: error)
             if let failure = proxyFailure(in: message) { return .proxy(failure, error) }
             if isCutShort(message) { return .incompleteBody(error) }
+            if let oversized = OversizedHead.fieldsMessage(libcurl: message) { return .invalidResponse(oversized) }
             if isProtocolViolation(message) { return .invalidResponse(message) }
             // FoundationNetworking passes libcurl's TLS failures on as -1 too.
             if message.hasPrefix("SSL certificate problem") || message.contains("target host name") {
@@ -113,6 +117,7 @@ enum TransportFailure {
         default:
             // A bad status line is "unsupported protocol" (1), a bad chunk a receive error (56):
             // libcurl's message says which is the server's fault.
+            if let oversized = OversizedHead.fieldsMessage(libcurl: message) { return .invalidResponse(oversized) }
             if isProtocolViolation(message) { return .invalidResponse(message) }
             if isCutShort(message) { return .incompleteBody(error) }
             return curlCode == 1 ? .invalidURL(error.failingURL.map(Redaction.standard.redact) ?? message) : .transport(error)
@@ -128,7 +133,7 @@ enum TransportFailure {
     private static let protocolViolations = [
         "Unsupported HTTP version", "HTTP/0.9", "Unsupported response code", "Weird server reply",
         "Invalid status line", "Header without colon", "Nul byte in header", "Too large response headers",
-        "Invalid Content-Length", "Overflow Content-Length", "chunked-encoding", "content unencoding",
+        "Invalid Content-Length", "Overflow Content-Length", "chunked-encoding", "chunked-encoded stream", "content unencoding",
         "Unrecognized content encoding",
         // libcurl 8.x
         "Unsupported HTTP/1 subversion", "chunk hex-length", "invalid chunk size", "Unsupported Content-Length",

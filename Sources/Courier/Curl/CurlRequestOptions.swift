@@ -83,13 +83,14 @@ enum CurlRequestOptions {
             fields.append((name, value))
         }
         // Accept-Encoding goes through libcurl's own option, which also turns decoding on: libcurl
-        // then decodes every coding it supports, offered or not (so a server that compresses
-        // although `identity` was asked for is decoded too, as URLSession does). None asked for:
-        // every encoding this libcurl supports (""). Downloads ask for `identity` (see
-        // DownloadBody), so ranges stay true.
+        // then decodes every coding it supports, offered or not. None asked for: every encoding
+        // this libcurl supports (""). A request that asks for no coding (`identity`, as downloads
+        // do: see DownloadBody) gets the body as the server sent it, as curl without
+        // `--compressed` does: a server that compresses anyway cannot make a megabyte a gigabyte.
         let encoding = fields.first { $0.name.lowercased() == "accept-encoding" }?.value ?? ""
         fields.removeAll { $0.name.lowercased() == "accept-encoding" }
         set(Int32(CCURLOPT_ACCEPT_ENCODING), encoding)
+        set(Int32(CCURLOPT_HTTP_CONTENT_DECODING), ContentCoding.asksForDecoding(encoding) ? 1 : 0)   // libcurl 7.16.2+
         // An empty `Expect:` stops libcurl waiting up to a second for a `100 Continue` that many
         // servers never send.
         fields.append(("Expect", ""))

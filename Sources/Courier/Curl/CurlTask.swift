@@ -34,6 +34,9 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     private var uploadFile: FileHandle?
     /// The reason the current response was refused (a malformed head), reported at the end.
     private var protocolFailure: String?
+    /// Whether libcurl decodes the current response's body, which is then content-coded: its
+    /// encoded bytes are counted for the transfer's ``DecompressionGuard``.
+    private var countsEncodedBytes = false
 
     private let finished = Locked(false)
     /// libcurl's detailed message for a failure (CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes):
@@ -95,6 +98,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         parser = ResponseHeadParser()
         redirect = nil
         protocolFailure = nil
+        countsEncodedBytes = false
         errorBuffer[0] = 0
         var options = CurlOptionSetter(easy: easy)
         options.set(Int32(CCURLOPT_ERRORBUFFER), pointer: errorBuffer)
@@ -144,7 +148,11 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// of a small request, so one is made only where an API needs it — a redirect.
     private func didReceive(_ parsed: ResponseHeadParser.Head) {
         guard let url = request.url else { return }
-        let head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(parsed.fields), url: url)
+        var head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(parsed.fields), url: url)
+        // The same choice CurlRequestOptions made for CURLOPT_HTTP_CONTENT_DECODING.
+        head.decodesContent = ContentCoding.asksForDecoding(
+            ContentCoding.acceptEncoding(of: request, additionalHeaders: transport.settings.additionalHeaders))
+        countsEncodedBytes = head.arrivesDecoded
         let transfer = transport.registry.transfer(for: self)
         if (300...399).contains(parsed.statusCode), head.headers.contains("Location"),
            let response = HTTPURLResponse(url: url, statusCode: parsed.statusCode, httpVersion: parsed.version,
@@ -165,7 +173,15 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard redirect == nil, parser.hasHead, !bytes.isEmpty,
               let transfer = transport.registry.transfer(for: self) else { return true }
-        return transfer.didReceive(bytes: bytes) == .accepted
+        return transfer.didReceive(bytes: bytes, encodedBytes: countsEncodedBytes ? encodedBytesReceived() : nil) == .accepted
+    }
+
+    /// The body bytes libcurl has read off the wire for the current response, before decoding.
+    private func encodedBytesReceived() -> Int64? {
+        guard let easy else { return nil }
+        var count: ccurl_off_t = 0
+        guard ccurl_easy_getinfo_offset(easy, Int32(CCURLINFO_SIZE_DOWNLOAD_T), &count) == CCURLE_OK else { return nil }
+        return Int64(count)
     }
 
     /// Fills libcurl's buffer with the next bytes of the request body; 0 at the end.

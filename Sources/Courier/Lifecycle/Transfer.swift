@@ -34,6 +34,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     private let baseRequest: Result<URLRequest, NetworkError>
     private let body: Body
     private let delivery: Delivery<Body.Output>
+    /// How far a decoded body may inflate (``Network/decompressionLimit`` when it was scheduled).
+    private let decompressionLimit: DecompressionLimit
 
     private typealias State = TransferState
 
@@ -50,6 +52,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         self.baseRequest = baseRequest
         self.body = body
         self.delivery = delivery
+        self.decompressionLimit = core.decompressionLimit.withLock { $0 }
     }
 
     var startsOffThread: Bool { body.startsOffThread }
@@ -117,21 +120,42 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             end(with: .tooManyRedirects(head))
             return
         }
+        let decoding = DecompressionGuard(head: head, limit: decompressionLimit)
+        state.withLock { state in
+            state.decoding = decoding
+            state.headReceived = true
+        }
         apply(body.didReceive(head: head))
     }
 
     @discardableResult
     func didReceive(data: Data) -> ReceiveDecision {
-        decide(body.didReceive(data: data))
+        receive(count: data.count, encodedBytes: nil) { body.didReceive(data: data) }
     }
 
-    func didReceive(bytes: UnsafeRawBufferPointer) -> ReceiveDecision {
-        decide(body.didReceive(bytes: bytes))
+    func didReceive(bytes: UnsafeRawBufferPointer, encodedBytes: Int64?) -> ReceiveDecision {
+        receive(count: bytes.count, encodedBytes: encodedBytes) { body.didReceive(bytes: bytes) }
     }
 
-    private func decide(_ step: BodyStep) -> ReceiveDecision {
+    /// Hands a chunk of `count` bytes to the body, unless it takes a decoded body past the
+    /// decompression limit: the transfer then ends with ``NetworkError/limitExceeded(_:)`` (and
+    /// the chunk is dropped). A chunk the body refuses (flow control) is not counted: it comes back.
+    private func receive(count: Int, encodedBytes: Int64?, _ deliver: () -> BodyStep) -> ReceiveDecision {
+        let (guarded, exceeded) = state.withLock { state -> (Bool, NetworkError?) in
+            guard let decoding = state.decoding else { return (false, nil) }
+            if let error = decoding.check(count, encoded: encodedBytes) { return (true, error) }
+            state.decoding?.taken(count)
+            return (true, nil)
+        }
+        if let exceeded {
+            end(with: exceeded)
+            return .accepted
+        }
+        let step = deliver()
         apply(step)
-        return step.refused ? .refused : .accepted
+        guard step.refused else { return .accepted }
+        if guarded { state.withLock { $0.decoding?.returned(count) } }
+        return .refused
     }
 
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
@@ -143,10 +167,15 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     func didComplete(error: (any Error)?) {
-        let (pendingRedirect, redirectLimitHit, refusedRedirect) = state.withLock { state in
+        let (pendingRedirect, redirectLimitHit, refusedRedirect, headReceived) = state.withLock { state in
             _ = state.lifecycle.taskCompleted()
             defer { state.pendingRedirect = nil; state.refusedRedirect = nil }
-            return (state.pendingRedirect, state.redirectLimitHit, state.refusedRedirect)
+            return (state.pendingRedirect, state.redirectLimitHit, state.refusedRedirect, state.headReceived)
+        }
+        var error = error
+        // libcurl's "out of memory" before any head is a head line too long (see OversizedHead).
+        if !headReceived, let urlError = error as? URLError, let oversized = OversizedHead.lineError(beforeHead: urlError) {
+            error = oversized
         }
         if let refusedRedirect {
             body.reset()
@@ -329,6 +358,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         core.registry.attach(task, to: self)
         perform(event { state in
             state.sending = request
+            state.headReceived = false
             let action = state.lifecycle.taskCreated(task)
             if case .resume(_, armDeadline: true) = action {
                 state.deadline = makeTimer(after: timeout) { $0.end(with: .timedOut) }
@@ -397,4 +427,8 @@ private struct TransferState {
     var redirectLimitHit: HTTPResponse?
     /// The request the current task sends, as the observers' `willSend` sees it (cookies included).
     var sending: URLRequest?
+    /// What the current response's body decodes to, when it arrives decoded.
+    var decoding: DecompressionGuard?
+    /// Whether the current task has delivered a response head.
+    var headReceived = false
 }

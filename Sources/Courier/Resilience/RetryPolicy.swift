@@ -110,6 +110,10 @@ public struct RetryPolicy: Sendable, Hashable {
             guard let wait = RetryAfter.seconds(from: header, now: now) else { return backoff(afterAttempt: attempts, random: random) }
             // A server asking for longer than we are willing to wait gets its answer reported.
             return wait <= maximumRetryAfter ? wait : nil
+        case .limitExceeded, .invalidResponse:
+            // A server that sent a decompression bomb, an endless line or a broken reply would
+            // send it again.
+            return nil
         default:
             return nil
         }
