@@ -41,6 +41,8 @@ extension NetworkError: CustomStringConvertible, CustomDebugStringConvertible, C
             children = ["failure": failure, "error": text(error)]
         case let .proxy(failure, error):
             children = ["failure": failure, "error": text(error)]
+        case let .curlOptionRefused(option, version, error):
+            children = ["option": option, "libcurlVersion": version, "error": text(error)]
         case let .httpStatus(response), let .tooManyRedirects(response):
             children = ["response": response]
         case let .decodingFailed(error, response):
@@ -73,6 +75,7 @@ extension NetworkError: CustomStringConvertible, CustomDebugStringConvertible, C
         case .transport: return "transport"
         case .tls: return "tls"
         case .proxy: return "proxy"
+        case .curlOptionRefused: return "curlOptionRefused"
         case .invalidResponse: return "invalidResponse"
         case .incompleteBody: return "incompleteBody"
         case .httpStatus: return "httpStatus"

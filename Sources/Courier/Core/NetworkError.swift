@@ -179,7 +179,7 @@ extension NetworkError: LocalizedError {
         case let .destinationExists(url): return "\(url.path) already exists (use .replaceExisting to overwrite it)"
         case let .curlOptionRefused(option, version, error):
             let code = error.curlCode.map { "CURLcode \($0), " } ?? ""
-            return "libcurl \(version) refused \(option): \(error.localizedDescription) (\(code)nothing was sent)"
+            return "libcurl \(version) refused \(option): \(redaction.redact(text: error.localizedDescription)) (\(code)nothing was sent)"
         }
     }
 

@@ -78,6 +78,7 @@ final class PrintedSecretsTests: XCTestCase {
             .transport(urlError),
             .tls(.untrustedCertificate, urlError),
             .proxy(.tunnelRefused(status: 407), urlError),
+            .curlOptionRefused(option: "CURLOPT_PROTOCOLS_STR", libcurlVersion: "7.68.0", urlError),
             .invalidResponse("Weird reply from \(secretURL().absoluteString)"),
             .incompleteBody(URLError(.networkConnectionLost, userInfo: [NSURLErrorFailingURLErrorKey: secretURL()])),
             .httpStatus(response),
@@ -93,6 +94,7 @@ final class PrintedSecretsTests: XCTestCase {
             .unsupportedRedirect("file", response),
             .destinationExists(URL(fileURLWithPath: "/tmp/file")),
         ]
+        XCTAssertEqual(Set(errors.map(Self.listedCase)).count, Self.caseCount, "every case of NetworkError is listed once")
         for error in errors {
             assertNoSecret(in: error, "\(caseName(error))")
             // Wrapped in a Result or an Optional, as callers print them.
@@ -103,6 +105,37 @@ final class PrintedSecretsTests: XCTestCase {
         XCTAssertTrue(NetworkError.httpStatus(response).description.contains("alice:<redacted>@127.0.0.1:9"))
         XCTAssertTrue(NetworkError.transport(urlError).description.contains("access_token=<redacted>&page=2"))
     }
+
+    /// Exhaustive, with no `default`: a new case of NetworkError does not compile here until it
+    /// is numbered, and the count above then asks for it in the list.
+    private static func listedCase(_ error: NetworkError) -> Int {
+        switch error {
+        case .invalidURL: return 0
+        case .invalidRequest: return 1
+        case .cancelled: return 2
+        case .timedOut: return 3
+        case .transport: return 4
+        case .tls: return 5
+        case .proxy: return 6
+        case .curlOptionRefused: return 7
+        case .invalidResponse: return 8
+        case .incompleteBody: return 9
+        case .httpStatus: return 10
+        case .decodingFailed: return 11
+        case .unexpectedContentType: return 12
+        case .encodingFailed: return 13
+        case .wouldDeadlock: return 14
+        case .fileSystem: return 15
+        case .interceptorFailed: return 16
+        case .responseTooLarge: return 17
+        case .limitExceeded: return 18
+        case .tooManyRedirects: return 19
+        case .unsupportedRedirect: return 20
+        case .destinationExists: return 21
+        }
+    }
+
+    private static let caseCount = 22
 
     func testATransportErrorSaysWhatHappenedWhereAndWhatToDo() {
         let description = NetworkError.transport(secretURLError).description
