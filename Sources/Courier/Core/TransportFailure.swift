@@ -100,7 +100,7 @@ enum TransportFailure {
         let message = libcurlMessage(of: error)
         if let failure = proxyFailure(error, curlCode: curlCode, message: message) { return .proxy(failure, error) }
         switch curlCode {
-        case 8, 61: return .invalidResponse(message)   // weird server reply, bad content encoding
+        case 8, 61: return .invalidResponse(OversizedHead.fieldsMessage(libcurl: message) ?? message)   // weird server reply (Courier's own head parser too), bad content encoding
         case 18: return .incompleteBody(error)          // partial file
         case 28: return .timedOut
         case 42: return .cancelled

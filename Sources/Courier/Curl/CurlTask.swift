@@ -222,7 +222,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             // libcurl takes a reply that stops inside its head for a success; it is not one.
             finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server closed the connection before the end of the response head")
         } else if let protocolFailure {
-            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server's reply is not valid HTTP: \(protocolFailure)")
+            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: protocolFailure)
         } else {
             // A proxy that refused the tunnel: its status, which its suppressed reply head (see
             // CurlRequestOptions) no longer shows. libcurl 7.88 ends such a transfer with 56,
