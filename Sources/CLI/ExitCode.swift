@@ -30,20 +30,28 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case writeError = 23
     /// A file to send could not be read.
     case readError = 26
+    /// libcurl's "out of memory", which libcurl 7.88 also reports for a response header line
+    /// (or status line) longer than its 100 KiB limit: curl exits 27 there, and so does courier.
+    case outOfMemory = 27
     /// `--timeout` passed, or the connection stalled.
     case timedOut = 28
     /// The TLS handshake failed, or the server refused the session during it.
     case tlsFailed = 35
     /// Redirects went round in circles.
     case tooManyRedirects = 47
+    /// libcurl refused an option the curl engine set (curl's CURLE_UNKNOWN_OPTION): a libcurl
+    /// without something courier needs. `--engine urlsession` avoids it.
+    case libcurlRefusedOption = 48
     /// The server closed the connection without sending a single byte of reply.
     case emptyReply = 52
     /// The body is larger than `--max-filesize`, or (with `--json-output`, which holds it) larger
-    /// than the library's in-memory limit.
+    /// than the library's in-memory limit, or it passed one of the library's limits against
+    /// hostile replies (`NetworkError.limitExceeded`: a compressed body that inflates too far).
     case tooLarge = 63
     /// Any other network failure: the connection was reset while receiving, a TLS 1.3 server
     /// refused the client certificate after the handshake, a proxy refused the tunnel (`407`
-    /// to `CONNECT`, as curl 7.88 exits), and so on.
+    /// to `CONNECT`, as curl 7.88 exits), more than 300 kB of response headers (libcurl's "Too
+    /// large response headers", as curl 7.88 exits), and so on.
     case networkFailure = 56
     /// The client certificate or key (`--cert`, `--key`) cannot be used.
     case badClientCertificate = 58
@@ -56,6 +64,11 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case badCertificateAuthorities = 77
     /// The server's public key matches no `--pinnedpubkey`.
     case pinnedKeyMismatch = 90
+    /// libcurl's "a value grew larger than allowed" (`CURLE_TOO_LARGE`, libcurl 8.6.0 and later),
+    /// which it says of a response header line over 100 KiB where older libcurls say "out of
+    /// memory" (27), and from 8.14.0 of more than 5,000 header lines: curl exits 100 there, and so
+    /// does courier.
+    case valueTooLarge = 100
     /// Stopped by Ctrl-C (SIGINT) or SIGTERM.
     case interrupted = 130
 
@@ -74,17 +87,20 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .httpError: return "HTTP status >= 400 with --fail (always for download)"
         case .writeError: return "could not write the output"
         case .readError: return "could not read a file to send"
+        case .outOfMemory: return "out of memory, or a response header line over 100 KiB (as curl 7.88)"
         case .timedOut: return "timed out (--timeout, or a stalled connection)"
         case .tlsFailed: return "TLS handshake failed (e.g. a client certificate required, or refused)"
         case .tooManyRedirects: return "too many redirects"
         case .emptyReply: return "the server closed the connection without replying"
         case .tooLarge: return "body larger than --max-filesize, or too large to hold for --json-output"
-        case .networkFailure: return "other network failure (e.g. connection reset, the proxy refused the tunnel)"
+        case .networkFailure: return "other network failure (e.g. connection reset, the proxy refused the tunnel, headers over 300 kB)"
+        case .libcurlRefusedOption: return "libcurl refused an option of the curl engine (--engine urlsession avoids it)"
         case .badClientCertificate: return "the client certificate or key (--cert, --key) cannot be used"
         case .badCertificate: return "server certificate not trusted"
         case .destinationExists: return nil
         case .badCertificateAuthorities: return "the --cacert file cannot be read"
         case .pinnedKeyMismatch: return "the server's public key does not match --pinnedpubkey"
+        case .valueTooLarge: return "a header line over 100 KiB (libcurl 8.6+; 27 before), or over 5,000 header lines (8.14+)"
         case .interrupted: return "interrupted (Ctrl-C or SIGTERM); downloads can be resumed"
         }
     }

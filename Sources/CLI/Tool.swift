@@ -32,6 +32,8 @@ enum Tool {
                 return RequestCommand(plan: plan, console: console).run()
             case let .download(plan):
                 return DownloadCommand(plan: plan, console: console).run()
+            case let .demo(plan):
+                return DemoCommand(plan: plan, console: console).run()
             }
         } catch {
             console.message(error.message)

@@ -9,7 +9,7 @@ struct RequestCommand {
 
     /// How the request ended: the exit status, the message explaining a failure (printed once,
     /// and `-w`'s `%{errormsg}`), and the body bytes received when a response came.
-    private struct Outcome {
+    struct Outcome {
         var exitCode: ExitCode = .ok
         var message: String?
         var bodySize: Int64?
@@ -174,8 +174,10 @@ struct RequestCommand {
 
     /// `-o FILE`: streamed to disk through a `.partial` file, so a large body never sits in
     /// memory, and an interrupted `get` resumes when run again. A device or FIFO (`-o /dev/null`)
-    /// is written directly, as curl does: the library never replaces one.
+    /// is written directly, as curl does: the library never replaces one. A link (`-o /dev/stdout`)
+    /// is opened through, as curl opens it (see ``saveThroughLink(_:session:)``).
     private func save(to file: URL, session: Session) -> Outcome {
+        if OutputPath.isLink(file) { return saveThroughLink(file, session: session) }
         let style = progressStyle(keepsBars: true)
         let display = ProgressDisplay(labels: [file.lastPathComponent], style: style, console: console)
         // Only a GET can safely be resumed with a Range request, and only when the request
@@ -228,31 +230,31 @@ struct RequestCommand {
     /// With `--fail`, an HTTP error status prints the response to stderr (unless `printer` is
     /// `nil`) and ends the command (exit 22); without it, the caller goes on to treat the error
     /// page as output.
-    private func failIfAsked(_ response: HTTPResponse, printer: BodyPrinter?, includeHead: Bool, includeBody: Bool) throws(Failure) {
+    func failIfAsked(_ response: HTTPResponse, printer: BodyPrinter?, includeHead: Bool, includeBody: Bool) throws(Failure) {
         guard plan.settings.fail, response.statusCode >= 400 else { return }
         printer?.printResponseToStderr(response, includeHead: includeHead, includeBody: includeBody)
         throw Failure(NetworkError.httpStatus(response), url: plan.url, timeout: plan.settings.timeout)
     }
 
     /// The failure for `error`; a body past `--max-filesize` is named as such.
-    private func failure(_ error: any Error) -> Failure {
+    func failure(_ error: any Error) -> Failure {
         if let limit = plan.maxFilesize, case let .responseTooLarge(reached)? = error as? NetworkError, reached == limit {
             return Self.tooLarge(limit)
         }
         return Failure(error, url: plan.url, timeout: plan.settings.timeout, connectTimeout: plan.settings.connectTimeout)
     }
 
-    private static func tooLarge(_ limit: Int64) -> Failure {
+    static func tooLarge(_ limit: Int64) -> Failure {
         Failure(.tooLarge, "the body is larger than --max-filesize (\(limit) bytes)")
     }
 
     /// `-v` writes its own lines to stderr: no progress bar between them unless asked.
-    private func progressStyle(keepsBars: Bool) -> ProgressStyle {
+    func progressStyle(keepsBars: Bool) -> ProgressStyle {
         if plan.verbose, !plan.settings.progressRequested { return .none }
         return ProgressStyle.choose(plan.settings, stderrIsTerminal: console.stderrIsTerminal, keepsBars: keepsBars)
     }
 
-    private func request<Output: Sendable>(
+    func request<Output: Sendable>(
         _ output: @escaping @Sendable (Data, HTTPResponse) throws -> Output
     ) -> Request<Output> {
         Request(method: plan.method, location: .url(plan.url), headers: plan.headers.fields, body: plan.body,
@@ -260,7 +262,7 @@ struct RequestCommand {
     }
 
     /// What the progress display calls the transfer: the resource's name, else the host.
-    private var label: String {
+    var label: String {
         let name = plan.url.lastPathComponent
         return name.isEmpty || name == "/" ? (plan.url.host ?? plan.url.absoluteString) : name
     }

@@ -27,10 +27,6 @@ struct Session: Sendable {
         }
         let network = Network(configuration: configuration, callbackQueue: DispatchQueue(label: "courier.callbacks"),
                               maximumConcurrentRequests: settings.maxConcurrent, engine: settings.engine, tls: settings.tls)
-        if settings.engine == .curl, network.engine != .curl, !settings.silent {
-            // The library's own fallback: worth a notice, not a failure.
-            console.message("the curl engine cannot be used (\(Network.Engine.curlUnavailableReason ?? "unknown reason")); using URLSession")
-        }
         // curl retries nothing unless asked; so does courier.
         network.retryPolicy = settings.retries == 0 ? .none : RetryPolicy(maxAttempts: settings.retries + 1)
         if let maxRedirects = settings.maxRedirects {

@@ -107,6 +107,8 @@ enum Command: Equatable, Sendable {
     case request(HTTPMethod)
     /// One or many files saved to disk, in parallel, resumable.
     case download
+    /// The library at work against a loopback server of the tool's own (see `DemoCommand`).
+    case demo
 
     /// The command a word names, or `nil` (then the word is a URL).
     init?(name: String) {
@@ -118,6 +120,7 @@ enum Command: Equatable, Sendable {
         case "delete": self = .request(.delete)
         case "head": self = .request(.head)
         case "download": self = .download
+        case "demo": self = .demo
         default: return nil
         }
     }
@@ -127,6 +130,7 @@ enum Command: Equatable, Sendable {
         switch self {
         case let .request(method): return method.rawValue.lowercased()
         case .download: return "download"
+        case .demo: return "demo"
         }
     }
 }

@@ -20,12 +20,17 @@ struct CookieJar: Sendable {
     /// `nil` when neither `-b` nor `-c` was given. As in curl, an argument with `=` is a cookie
     /// string, anything else a file, and a file that cannot be read gives no cookies (so that
     /// `-b jar -c jar` works on the first run).
-    init?(_ options: Options, now: Date = Date()) {
+    ///
+    /// - Throws: A usage error for a cookie string with a line break or another control
+    ///   character, as for `-H`: it would end up in the `Cookie` header, where the library drops
+    ///   the cookie it cannot send, and the request would go without it, silently.
+    init?(_ options: Options, now: Date = Date()) throws(Failure) {
         guard !options.cookies.isEmpty || options.cookieJar != nil else { return nil }
         var pairs: [(name: String, value: String)] = []
         var entries: [CookieFile.Entry] = []
         for argument in options.cookies {
             if argument.contains("=") {
+                try ImpliedHeaders.checkPrintable(argument, "-b")
                 for pair in argument.split(separator: ";") {
                     let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                     let name = parts[0].trimmingCharacters(in: .whitespaces)

@@ -36,7 +36,7 @@ struct DownloadPlan: Sendable {
             let url = try URLInput.parse(text)
             let destination: URL
             if let output = options.output {
-                destination = URL(fileURLWithPath: output)
+                destination = try Self.destination(named: output)
             } else {
                 destination = URL(fileURLWithPath: directory ?? ".").appendingPathComponent(DownloadFileName.of(url))
             }
@@ -56,5 +56,23 @@ struct DownloadPlan: Sendable {
         self.headers = try RequestHeaders(options)
         self.options = downloadOptions
         self.settings = try Settings(options)
+    }
+
+    /// The file `-o` names. A link of the user's (`-o /dev/stdout`, `-o latest.iso` pointing
+    /// into a downloads folder) is followed, as curl follows it: the download, resumable as any,
+    /// goes to the file, device or FIFO it leads to, and the link stays. Only names courier
+    /// makes up itself (`-d DIR`) refuse links (see ``OutputPath``).
+    private static func destination(named output: String) throws(Failure) -> URL {
+        let url = URL(fileURLWithPath: output)
+        switch OutputPath.target(of: url) {
+        case .notALink:
+            return url
+        case let .path(target):
+            return target
+        case .unnamed:
+            // A pipe or a socket behind /proc: written as the body arrives by `courier URL -o`.
+            throw .usage("download cannot save through \(output), a link to no file (a pipe or a socket); "
+                + "use courier URL -o \(output)")
+        }
     }
 }

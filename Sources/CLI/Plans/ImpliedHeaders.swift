@@ -27,8 +27,8 @@ enum ImpliedHeaders {
     }
 
     /// A header value must not carry a line break (it would start another header) or other
-    /// control characters.
-    private static func checkPrintable(_ value: String, _ spelling: String) throws(Failure) {
+    /// control characters. Also for `-b`'s cookie strings, which become the `Cookie` header.
+    static func checkPrintable(_ value: String, _ spelling: String) throws(Failure) {
         guard !value.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }) else {
             throw .usage("\(spelling) must not contain line breaks or control characters")
         }

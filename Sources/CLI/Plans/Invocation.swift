@@ -7,6 +7,7 @@ enum Invocation: Sendable {
     case version
     case request(RequestPlan)
     case download(DownloadPlan)
+    case demo(DemoPlan)
 
     /// Validates `options`. Usage mistakes are ``ExitCode/usage``; an unreadable file to send is
     /// ``ExitCode/readError`` and a malformed URL ``ExitCode/invalidURL``, as curl reports them.
@@ -28,6 +29,8 @@ enum Invocation: Sendable {
         case .download:
             try Self.refuseRequestOnlyOptions(options)
             self = .download(try DownloadPlan(options))
+        case .demo:
+            self = .demo(try DemoPlan(options))
         }
     }
 

@@ -94,7 +94,7 @@ struct RequestPlan: Sendable {
         self.writeOut = try options.writeOut.map(WriteOut.init(argument:))
         self.verbose = options.verbose
         self.maxFilesize = options.maxFilesize
-        self.cookies = CookieJar(options)
+        self.cookies = try CookieJar(options)
         self.noBuffer = options.noBuffer
         self.settings = try Settings(options)
     }

@@ -18,9 +18,12 @@ import FoundationNetworking
 ///   threw is reported with it.
 ///
 /// A body the server sends content-coded (`Content-Encoding: gzip` although `identity` was asked
-/// for) arrives decoded on both engines, and is stored decoded: the file the server meant. Its
-/// bytes are not the ones a `Range` would count, so it is never resumed (no sidecar, nothing kept
-/// after a failure), and its coded `Content-Length` is not held against the decoded size.
+/// for) is stored as it arrives. On the curl engine that is as sent, coded (as curl without
+/// `--compressed`): a megabyte on the wire stays a megabyte on disk, and its `Content-Length` is
+/// held against it. URLSession decodes it whatever was asked (it cannot be turned off), so there
+/// it is stored decoded, within ``Network/decompressionLimit``. Either way it is never resumed
+/// (no sidecar, nothing kept after a failure): a `Range` over one coding is not safe to append
+/// to bytes of another, and decoded bytes are not the ones a `Range` counts.
 ///
 /// A destination that is a device or a FIFO is written directly instead (``DownloadFiles/Start/direct``).
 /// How the files are opened, checked and replaced is ``DownloadFiles``' and ``PartialFile``'s business.

@@ -56,3 +56,11 @@ struct UncheckedSendable<Value>: @unchecked Sendable {
         self.value = value
     }
 }
+
+extension Locked: CustomReflectable {
+    /// No children: reading the state without the lock would race its writers, and what is kept
+    /// behind a lock (tokens, recorded requests, the defaults' headers) is not for `dump` to show.
+    package var customMirror: Mirror {
+        Mirror(self, children: [], displayStyle: .struct)
+    }
+}

@@ -25,7 +25,8 @@ public final class Network: Sendable {
     let core: NetworkCore
 
     /// The engine carrying this network's requests: what ``Engine/automatic`` resolved to, or
-    /// ``Engine/urlSession`` where the curl engine was asked for but libcurl cannot be loaded.
+    /// ``Engine/urlSession`` where the curl engine was asked for but libcurl cannot be loaded
+    /// (or is older than 7.68.0; a warning then goes to stderr once per process).
     /// Never ``Engine/automatic``.
     public let engine: Engine
 
@@ -63,13 +64,14 @@ public final class Network: Sendable {
     convenience init(configuration: URLSessionConfiguration, callbackQueue: DispatchQueue, maximumConcurrentRequests: Int,
                      engine: Engine, tls: TLSOptions, workQueue: DispatchQueue?) {
         let resolved = Engine.resolve(engine)
+        Engine.warnOnceIfFallingBack(requested: engine, resolved: resolved)
         let core: NetworkCore
         switch resolved {
         case .curl:
             let cookies = SessionCookies.forEngineOwnedCookies(configuration)
             core = NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
                                workQueue: workQueue) { registry, _ in
-                CurlTransport(configuration: configuration, tls: tls, cookies: cookies, registry: registry)
+                CurlTransport(configuration: configuration, tls: tls, registry: registry)
             }
         case .urlSession, .automatic:
             core = NetworkCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests,
@@ -154,6 +156,16 @@ public final class Network: Sendable {
     public var maximumResponseSize: Int64 {
         get { core.maximumResponseSize.withLock { $0 } }
         set { core.maximumResponseSize.withLock { $0 = max(0, newValue) } }
+    }
+
+    /// How far a compressed body may inflate when Courier decodes it (in-memory and streamed
+    /// bodies, by default): at least 10 MiB, and beyond that 100 times the compressed bytes that
+    /// arrived; past it the transfer ends with ``NetworkError/limitExceeded(_:)``. A guard against
+    /// decompression bombs. Thread-safe; applies to requests scheduled afterwards. See
+    /// ``DecompressionLimit``.
+    public var decompressionLimit: DecompressionLimit {
+        get { core.decompressionLimit.withLock { $0 } }
+        set { core.decompressionLimit.withLock { $0 = newValue } }
     }
 
     /// How many redirects a request follows before failing with

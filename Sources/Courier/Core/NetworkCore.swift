@@ -48,6 +48,7 @@ final class NetworkCore: Sendable {
     let interceptors = Locked<[any RequestInterceptor]>([])
     let observerList = Locked<[any NetworkObserver]>([])
     let maximumResponseSize = Locked<Int64>(100 << 20)
+    let decompressionLimit = Locked(DecompressionLimit.standard)
     let maximumRedirects = Locked(10)
     /// A setting the engine cannot honour (say, TLS options on URLSession): every request fails
     /// with this error rather than run without it.
@@ -96,11 +97,13 @@ final class NetworkCore: Sendable {
     }
 
     /// The last check of an attempt's request, after the defaults and the interceptors, whoever
-    /// built it (an overridden `makeURLRequest` too): every header field must be safe to send
-    /// (``HeaderValidation``), and the timeout one FoundationNetworking can take (``RequestTimeout``).
+    /// built it (an overridden `makeURLRequest` too): the method must be a token and every header
+    /// field safe to send (``HeaderValidation``), and the timeout one FoundationNetworking can
+    /// take (``RequestTimeout``).
     static func finalize(_ request: URLRequest) -> Result<URLRequest, NetworkError> {
         var request = request
         do throws(NetworkError) {
+            try HeaderValidation.checkMethod(request.httpMethod ?? "GET")
             try HeaderValidation.check(request)
         } catch {
             return .failure(error)

@@ -7,13 +7,23 @@ import FoundationNetworking
 ///
 /// Errors that come from a response keep the whole ``HTTPResponse`` (status, headers and body bytes),
 /// so an error page or a half-parsed payload is never thrown away.
+///
+/// Every way of printing one (`"\(error)"`, `print(error)`, `String(reflecting:)`, `dump`,
+/// `localizedDescription`) says what happened in a sentence, with URLs and headers shown through
+/// ``Redaction/standard``: no password, token or cookie reaches a log that way.
+///
+/// **How this enum grows.** Callers switch over it, so a new case breaks their code: new kinds of
+/// limit are new values of ``LimitExceeded/Kind`` (carried by ``limitExceeded(_:)``), new detail
+/// goes into the values a case already carries, and a new case is added only for a failure that
+/// needs different handling from every existing one.
 public enum NetworkError: Error, Sendable {
     /// The request's URL could not be built; the associated value says what was wrong (a URL
     /// in it is shown through ``Redaction/standard``).
     case invalidURL(String)
-    /// The request cannot be sent as it is: a header name that is not an HTTP token, a header
-    /// value or credentials with a line break, NUL or another control character, a timeout that
-    /// is negative or not a number. Nothing was sent. The text names the header (never a value).
+    /// The request cannot be sent as it is: a method or a header name that is not an HTTP token,
+    /// a header value or credentials with a line break, NUL or another control character, a
+    /// timeout that is negative or not a number. Nothing was sent. The text names the header
+    /// (never a value).
     case invalidRequest(String)
     /// The request was cancelled, through ``NetworkTask/cancel()`` or ``Network/cancelAll()``, or
     /// was scheduled on a network after ``Network/close()``.
@@ -35,8 +45,10 @@ public enum NetworkError: Error, Sendable {
     /// `URLError` code says (`-1003`, `-1004`). See Docs/Errors.md.
     case proxy(ProxyFailure, URLError)
     /// The server's reply is not valid HTTP: a malformed status line, an HTTP/0.9 reply, a header
-    /// line without a colon, a broken chunked encoding, conflicting `Content-Length` headers. The
-    /// text says what was wrong. Not retried by default: a broken server tends to stay broken.
+    /// line without a colon, a broken chunked encoding, conflicting `Content-Length` headers, a
+    /// response head larger than libcurl reads (a line of more than 100 KiB, or more than 300 KiB
+    /// of header fields). The text says what was wrong. Not retried by default: a broken server
+    /// tends to stay broken.
     case invalidResponse(String)
     /// The connection closed before the whole body arrived: fewer bytes than `Content-Length`
     /// announced, or a chunked body without its last chunk. Carries the transport's error (on
@@ -71,6 +83,12 @@ public enum NetworkError: Error, Sendable {
     /// An in-memory response body grew past ``Network/maximumResponseSize``; carries the limit in
     /// bytes. Use a download for bodies that large.
     case responseTooLarge(Int64)
+    /// The response passed one of the limits Courier sets against hostile or broken servers: a
+    /// compressed body that inflates past ``Network/decompressionLimit``, a line or a
+    /// server-sent event longer than its maximum. ``LimitExceeded`` says which limit, its value,
+    /// and how much had arrived. The transfer stops at once; not retried by default. New limits
+    /// come as new ``LimitExceeded/Kind`` values, not new cases.
+    case limitExceeded(LimitExceeded)
     /// The server redirected more than ``Network/maximumRedirects`` times; carries the last
     /// redirect response.
     case tooManyRedirects(HTTPResponse)
@@ -82,6 +100,13 @@ public enum NetworkError: Error, Sendable {
     /// given. The completed body stays in the `.partial` file, so a retry with that option
     /// finishes without downloading again.
     case destinationExists(URL)
+    /// The curl engine could not set the request up: the libcurl it runs on refused an option
+    /// Courier set (named, as `CURLOPT_…`, with that libcurl's version). Nothing was sent. The
+    /// `URLError` carries libcurl's code and message ("An unknown option was passed in to
+    /// libcurl" is CURLcode 48: the option is newer than that libcurl). The engine takes the
+    /// older option wherever a libcurl from 7.68.0 on lacks a newer one, so this means a libcurl
+    /// built without something Courier needs, or a bug: see Docs/Engines.md. Not retried.
+    case curlOptionRefused(option: String, libcurlVersion: String, URLError)
 }
 
 extension NetworkError {
@@ -125,30 +150,36 @@ extension NetworkError: LocalizedError {
         case let .invalidRequest(detail): return "Invalid request: \(detail)"
         case .cancelled: return "The request was cancelled."
         case .timedOut: return "The request timed out."
-        case let .transport(error): return "Transport error \(error.code.rawValue): \(error.localizedDescription)"
-        case let .tls(failure, error): return "\(failure.summary): \(error.localizedDescription)"
-        case let .proxy(failure, error): return "\(failure.summary): \(error.localizedDescription)"
-        case let .invalidResponse(detail): return "The server's reply is not valid HTTP: \(detail)"
-        case let .incompleteBody(error): return "The connection closed before the body was complete: \(error.localizedDescription)"
+        case let .transport(error): return TransportDescription.sentence(for: error, redacting: redaction)
+        case let .tls(failure, error): return "\(failure.summary): \(redaction.redact(text: error.localizedDescription))"
+        case let .proxy(failure, error): return "\(failure.summary): \(redaction.redact(text: error.localizedDescription))"
+        case let .invalidResponse(detail): return "The server's reply is not valid HTTP: \(redaction.redact(text: detail))"
+        case let .incompleteBody(error): return TransportDescription.incompleteBody(error, redacting: redaction)
         case let .httpStatus(response): return "HTTP \(response.statusCode) from \(response.url.map(redaction.redact) ?? "server")"
         case let .decodingFailed(error, response):
             return "Could not decode the \(response.body.count)-byte \(response.headers["Content-Type"] ?? "untyped") body"
-                + " from \(response.url.map(redaction.redact) ?? "the server"): \(Self.sentence(Self.describe(error)))"
+                + " from \(response.url.map(redaction.redact) ?? "the server"): \(Self.sentence(redaction.redact(text: Self.describe(error))))"
                 + (response.body.isEmpty ? "" : " The body starts: \(response.bodyPreview)")
         case let .unexpectedContentType(expected, response):
             return "Unexpected Content-Type \(response.headers["Content-Type"] ?? "(none)") from"
                 + " \(response.url.map(redaction.redact) ?? "the server") (accepted: \(expected.joined(separator: ", ")))."
                 + (response.body.isEmpty ? "" : " The body starts: \(response.bodyPreview)")
-        case let .encodingFailed(error): return "Could not encode the request body: \(error)"
+        case let .encodingFailed(error): return "Could not encode the request body: \(redaction.redact(text: String(describing: error)))"
         case let .wouldDeadlock(detail): return "Blocking call refused, it would deadlock: \(detail)"
         case let .fileSystem(url, error): return "File error at \(url.path): \(error.localizedDescription)"
-        case let .interceptorFailed(error): return "A request interceptor failed: \(error)"
+        case let .interceptorFailed(error): return "A request interceptor failed: \(redaction.redact(text: String(describing: error)))"
         case let .responseTooLarge(limit): return "The response body is larger than the \(limit)-byte limit for in-memory bodies."
+        case let .limitExceeded(limit): return limit.description
         case let .tooManyRedirects(response):
-            return "Too many redirects (the last to \(response.headers["Location"].map { redaction.redact(urlString: $0) } ?? "?"))."
+            return "Too many redirects (the last to \(response.headers["Location"].map { redaction.redact(urlString: $0) } ?? "?"), "
+                + "from \(response.url.map(redaction.redact) ?? "the server"): a redirect loop, or raise Network.maximumRedirects."
         case let .unsupportedRedirect(scheme, response):
-            return "Redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), Location: \(response.headers["Location"].map { redaction.redact(urlString: $0) } ?? "?"))."
+            return "Redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), Location: \(response.headers["Location"].map { redaction.redact(urlString: $0) } ?? "?"))"
+                + " from \(response.url.map(redaction.redact) ?? "the server")."
         case let .destinationExists(url): return "\(url.path) already exists (use .replaceExisting to overwrite it)"
+        case let .curlOptionRefused(option, version, error):
+            let code = error.curlCode.map { "CURLcode \($0), " } ?? ""
+            return "libcurl \(version) refused \(option): \(redaction.redact(text: error.localizedDescription)) (\(code)nothing was sent)"
         }
     }
 

@@ -6,11 +6,11 @@ import FoundationNetworking
 /// The cookies a request carries, chosen by Courier where URLSession chooses them badly.
 ///
 /// FoundationNetworking (Linux) sends every cookie stored for the host, whatever its path and
-/// its `Secure` flag (a `Secure` cookie goes out over plain http), ignores `Max-Age`, and does
-/// not apply the storage to a redirect that a session delegate follows. So there Courier turns
-/// URLSession's cookie sending off (`httpShouldSetCookies`; the cookies responses set are still
-/// stored) and sets the `Cookie` header itself, by RFC 6265's rules, on each attempt and each
-/// redirect. As URLSession did, a `Cookie` header the request already has is replaced when the
+/// its `Secure` flag (a `Secure` cookie goes out over plain http), ignores `Max-Age`, does
+/// not apply the storage to a redirect that a session delegate follows, and reads `Set-Cookie`
+/// with a date parser that traps on some input. So there Courier turns URLSession's cookie
+/// handling off and does both jobs itself, by RFC 6265's rules: it stores what responses set
+/// (``store(from:for:now:)``) and sets the `Cookie` header on each attempt and each redirect. As URLSession did, a `Cookie` header the request already has is replaced when the
 /// storage has cookies for the URL. On Apple platforms URLSession keeps the job.
 final class SessionCookies: @unchecked Sendable {
     // `@unchecked`: the one stored property is a constant; HTTPCookieStorage serialises its own
@@ -28,6 +28,11 @@ final class SessionCookies: @unchecked Sendable {
         guard let cookies = forEngineOwnedCookies(configuration),
               let copy = configuration.copy() as? URLSessionConfiguration else { return (configuration, nil) }
         copy.httpShouldSetCookies = false
+        // Nor does FoundationNetworking read `Set-Cookie`: it hands each one to
+        // `HTTPCookie.cookies(withResponseHeaderFields:for:)`, which traps on an `Expires` with
+        // some non-ASCII characters (measured: `Incorrect range CFRange`, the process ends).
+        // Only this policy stops it parsing; Courier stores the cookies itself (``store(from:for:now:)``).
+        copy.httpCookieAcceptPolicy = .never
         return (copy, cookies)
         #else
         return (configuration, nil)
@@ -42,10 +47,15 @@ final class SessionCookies: @unchecked Sendable {
         return SessionCookies(storage: storage)
     }
 
-    /// Stores the cookies a response sets (the curl engine; URLSession stores them itself).
-    func store(from response: HTTPURLResponse, for url: URL) {
-        guard let fields = response.allHeaderFields as? [String: String] else { return }
-        storage.setCookies(HTTPCookie.cookies(withResponseHeaderFields: fields, for: url), for: url, mainDocumentURL: nil)
+    /// Stores the cookies a response from `url` sets (redirects included), on every engine where
+    /// Courier keeps the cookies. Read by ``SetCookie``, never by
+    /// `HTTPCookie.cookies(withResponseHeaderFields:for:)`, whose date parsing can trap.
+    func store(from headers: HTTPHeaders, for url: URL, now: Date = Date()) {
+        let values = SetCookie.values(in: headers)
+        guard !values.isEmpty else { return }
+        let cookies = values.compactMap { SetCookie.parse($0)?.storedCookie(for: url, now: now) }
+        guard !cookies.isEmpty else { return }
+        storage.setCookies(cookies, for: url, mainDocumentURL: nil)
     }
 
     /// `request` with the `Cookie` header for its URL, or unchanged when no stored cookie matches.

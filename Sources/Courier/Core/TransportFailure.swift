@@ -18,8 +18,11 @@ import FoundationNetworking
 /// | status 999999 | -1002 | Unsupported response code in HTTP response | ``NetworkError/invalidResponse(_:)`` |
 /// | a header line without colon | -1 | Header without colon | ``NetworkError/invalidResponse(_:)`` |
 /// | a bad chunk size | -1 | Illegal or missing hexadecimal sequence in chunked-encoding | ``NetworkError/invalidResponse(_:)`` |
+/// | a trailer line without a colon (curl engine: 43) | — | Failed reading the chunked-encoded stream | ``NetworkError/invalidResponse(_:)`` |
 /// | `Content-Length: abc` | -1 | Invalid Content-Length: value | ``NetworkError/invalidResponse(_:)`` |
 /// | NUL in a header | -1 | Nul byte in header | ``NetworkError/invalidResponse(_:)`` |
+/// | more than 300 KiB of header lines | -1 | Too large response headers: 307212 > 307200 | ``NetworkError/invalidResponse(_:)`` (``OversizedHead``) |
+/// | a head line over 100 KiB, before the head is complete | -1 | Out of memory | ``NetworkError/invalidResponse(_:)`` (``OversizedHead``, in ``Transfer``) |
 /// | gzip that is not gzip | -1 | Error while processing content unencoding: ... | ``NetworkError/invalidResponse(_:)`` |
 /// | body shorter than `Content-Length` | -1 | transfer closed with 7 bytes remaining to read | ``NetworkError/incompleteBody(_:)`` |
 /// | chunked body without last chunk | -1 | transfer closed with outstanding read data remaining | ``NetworkError/incompleteBody(_:)`` |
@@ -32,7 +35,15 @@ import FoundationNetworking
 /// Any other `-1` (a libcurl code FoundationNetworking does not translate) stays a
 /// ``NetworkError/transport(_:)`` with libcurl's message.
 ///
-/// The curl engine's errors carry their `CURLcode` (``CurlError``): 8 and 61 are
+/// libcurl words some of these differently in other versions, and each wording is recognised
+/// (measured with Debian's 7.74.0 and 8.14.1 by scripts/libcurl-matrix): a cut body is "end of
+/// response with 7 bytes missing" from 8.10; a bad status line "Unsupported HTTP/1 subversion in
+/// response" from 8.0; a bad chunk size "chunk hex-length char not a hex digit" (or "invalid
+/// chunk size") from 8.6; a refused tunnel "Received HTTP code 407 from proxy after CONNECT"
+/// before 7.87 (curl's sources at each release tag).
+///
+/// The curl engine's errors carry their `CURLcode` (``CurlError``): an option libcurl refused
+/// (48 for one it does not know) is ``NetworkError/curlOptionRefused(option:libcurlVersion:_:)``; 8 and 61 are
 /// ``NetworkError/invalidResponse(_:)``, 18 ``NetworkError/incompleteBody(_:)``, the TLS
 /// codes (35, 58, 60, 77, 90) ``NetworkError/tls(_:_:)`` with the ``TLSFailure`` each means,
 /// 5 (the proxy does not resolve), 56 or 97 after a refused `CONNECT`, and 7 when libcurl's
@@ -65,7 +76,8 @@ enum TransportFailure {
         case .unknown:
             let message = libcurlMessage(of: error)
             if let failure = proxyFailure(in: message) { return .proxy(failure, error) }
-            if message.hasPrefix("transfer closed with") { return .incompleteBody(error) }
+            if isCutShort(message) { return .incompleteBody(error) }
+            if let oversized = OversizedHead.fieldsMessage(libcurl: message) { return .invalidResponse(oversized) }
             if isProtocolViolation(message) { return .invalidResponse(message) }
             // FoundationNetworking passes libcurl's TLS failures on as -1 too.
             if message.hasPrefix("SSL certificate problem") || message.contains("target host name") {
@@ -82,10 +94,13 @@ enum TransportFailure {
 
     /// The curl engine keeps libcurl's own code, so nothing needs guessing from messages.
     private static func classify(_ error: URLError, curlCode: Int) -> NetworkError {
+        if let refused = error.curlRefusedOption {
+            return .curlOptionRefused(option: refused.option, libcurlVersion: refused.libcurlVersion, error)
+        }
         let message = libcurlMessage(of: error)
         if let failure = proxyFailure(error, curlCode: curlCode, message: message) { return .proxy(failure, error) }
         switch curlCode {
-        case 8, 61: return .invalidResponse(message)   // weird server reply, bad content encoding
+        case 8, 61: return .invalidResponse(OversizedHead.fieldsMessage(libcurl: message) ?? message)   // weird server reply (Courier's own head parser too), bad content encoding
         case 18: return .incompleteBody(error)          // partial file
         case 28: return .timedOut
         case 42: return .cancelled
@@ -102,8 +117,9 @@ enum TransportFailure {
         default:
             // A bad status line is "unsupported protocol" (1), a bad chunk a receive error (56):
             // libcurl's message says which is the server's fault.
+            if let oversized = OversizedHead.fieldsMessage(libcurl: message) { return .invalidResponse(oversized) }
             if isProtocolViolation(message) { return .invalidResponse(message) }
-            if message.hasPrefix("transfer closed with") { return .incompleteBody(error) }
+            if isCutShort(message) { return .incompleteBody(error) }
             return curlCode == 1 ? .invalidURL(error.failingURL.map(Redaction.standard.redact) ?? message) : .transport(error)
         }
     }
@@ -117,9 +133,18 @@ enum TransportFailure {
     private static let protocolViolations = [
         "Unsupported HTTP version", "HTTP/0.9", "Unsupported response code", "Weird server reply",
         "Invalid status line", "Header without colon", "Nul byte in header", "Too large response headers",
-        "Invalid Content-Length", "Overflow Content-Length", "chunked-encoding", "content unencoding",
+        "Invalid Content-Length", "Overflow Content-Length", "chunked-encoding", "chunked-encoded stream", "content unencoding",
         "Unrecognized content encoding",
+        // libcurl 8.x
+        "Unsupported HTTP/1 subversion", "chunk hex-length", "invalid chunk size", "Unsupported Content-Length",
     ]
+
+    /// libcurl's message for a body that ended before its length: "transfer closed with 7 bytes
+    /// remaining to read" (and "…with outstanding read data remaining"), or "end of response with
+    /// 7 bytes missing" from 8.10.
+    private static func isCutShort(_ message: String) -> Bool {
+        message.hasPrefix("transfer closed with") || message.hasPrefix("end of response with")
+    }
 
     /// The proxy failure behind a curl-engine error. libcurl's code says "the proxy" only when
     /// its name cannot be resolved (5); a refused tunnel is 56 (libcurl 7.x) or 97 (8.x) with
@@ -128,6 +153,11 @@ enum TransportFailure {
         switch curlCode {
         case 5:
             return proxyFailure(in: message) ?? .unresolvableHost("(unnamed)")
+        case 6:
+            // libcurl 8.14.1 now and then ends a proxy it cannot resolve with 6, its message
+            // still "Could not resolve proxy: NAME" (seen in scripts/libcurl-matrix).
+            guard message.hasPrefix("Could not resolve proxy: ") else { return nil }
+            return proxyFailure(in: message)
         case 56, 97:
             if let status = error.curlConnectStatus, !(200...299).contains(status) { return .tunnelRefused(status: status) }
             return proxyFailure(in: message)
@@ -139,14 +169,15 @@ enum TransportFailure {
     }
 
     /// The proxy failure libcurl's message reports, on either engine: "Could not resolve proxy:
-    /// NAME", "CONNECT tunnel failed, response 407" (7.x and 8.x spell them so).
+    /// NAME", "CONNECT tunnel failed, response 407" (7.87 and later; before, "Received HTTP code
+    /// 407 from proxy after CONNECT").
     private static func proxyFailure(in message: String) -> ProxyFailure? {
         if let range = message.range(of: "Could not resolve proxy: ") {
             let name = message[range.upperBound...].prefix { !$0.isWhitespace }
             return .unresolvableHost(name.isEmpty ? "(unnamed)" : String(name))
         }
-        if let range = message.range(of: "CONNECT tunnel failed, response "),
-           let status = Int(message[range.upperBound...].prefix(while: \.isNumber)) {
+        if let range = message.range(of: "CONNECT tunnel failed, response ") ?? message.range(of: "Received HTTP code "),
+           message.contains("CONNECT"), let status = Int(message[range.upperBound...].prefix(while: \.isNumber)) {
             return .tunnelRefused(status: status)
         }
         return nil

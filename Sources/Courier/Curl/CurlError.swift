@@ -15,12 +15,21 @@ enum CurlError {
     /// `userInfo` key of the status a proxy answered the tunnel's `CONNECT` with (an `Int`),
     /// present when the transfer failed after one (`CURLINFO_HTTP_CONNECTCODE`).
     static let connectStatusKey = "CourierCurlConnectStatus"
+    /// `userInfo` keys of the option libcurl refused (`CURLOPT_…`, a `String`) and of that
+    /// libcurl's version (a `String`), present when the transfer could not be set up because of it.
+    static let refusedOptionKey = "CourierCurlRefusedOption"
+    static let libcurlVersionKey = "CourierLibcurlVersion"
 
-    static func urlError(code: Int32, url: URL?, detail: String? = nil, connectStatus: Int = 0) -> URLError {
+    static func urlError(code: Int32, url: URL?, detail: String? = nil, connectStatus: Int = 0,
+                         refusedOption: String? = nil, libcurlVersion: String? = nil) -> URLError {
         let description = detail ?? String(cString: ccurl_easy_strerror(code))
         var userInfo: [String: Any] = [codeKey: Int(code), NSLocalizedDescriptionKey: description]
         if connectStatus != 0 {
             userInfo[connectStatusKey] = connectStatus
+        }
+        if let refusedOption {
+            userInfo[refusedOptionKey] = refusedOption
+            userInfo[libcurlVersionKey] = libcurlVersion ?? "?"
         }
         if let url {
             userInfo[NSURLErrorFailingURLErrorKey] = url
@@ -53,8 +62,15 @@ enum CurlError {
 
 extension URLError {
     /// The libcurl result code behind an error of the curl engine, or `nil` (URLSession).
-    var curlCode: Int? { userInfo[CurlError.codeKey] as? Int }
+    /// `package`: the `courier` tool exits with it, as curl does.
+    package var curlCode: Int? { userInfo[CurlError.codeKey] as? Int }
 
     /// The status a proxy answered `CONNECT` with, on the curl engine, when the transfer failed after one.
     var curlConnectStatus: Int? { userInfo[CurlError.connectStatusKey] as? Int }
+
+    /// The option libcurl refused and its version, when that is why the transfer never started.
+    var curlRefusedOption: (option: String, libcurlVersion: String)? {
+        guard let option = userInfo[CurlError.refusedOptionKey] as? String else { return nil }
+        return (option, userInfo[CurlError.libcurlVersionKey] as? String ?? "?")
+    }
 }

@@ -17,18 +17,7 @@ enum CurlLibrary {
         return String(cString: line)
     }
 
-    /// Whether an easy handle may carry one transfer after another (reset in between).
-    ///
-    /// Not before libcurl 8.1.0: it keeps a pointer to the last header of a handle's previous
-    /// transfer after freeing it, and appends a reply's folded first header line (one starting
-    /// with a space) to that freed memory — a use-after-free any server can trigger (curl issue
-    /// #11101; found here by scripts/fuzz on Debian's 7.88.1). There every transfer gets a new
-    /// handle, at about 2 µs more per request (measured).
-    static let reusesEasyHandles: Bool = {
-        // "libcurl/8.1.0 OpenSSL/…"
-        guard let line = version, line.hasPrefix("libcurl/") else { return false }
-        let number = line.dropFirst("libcurl/".count).prefix { $0 != " " }
-        let parts = number.split(separator: ".").map { Int($0.prefix { $0.isNumber }) ?? 0 }
-        return !parts.lexicographicallyPrecedes([8, 1, 0])
-    }()
+    /// Whether an easy handle may carry one transfer after another (reset in between): from
+    /// libcurl 8.1.0 on (``CurlFeatures/reusesEasyHandles``, decided by the version number).
+    static var reusesEasyHandles: Bool { CurlFeatures.loaded?.reusesEasyHandles ?? false }
 }

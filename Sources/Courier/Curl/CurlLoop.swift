@@ -15,7 +15,7 @@ import FoundationNetworking
 /// Transport events (head, body bytes, completion) are delivered right here, one at a time per
 /// task, with no hop to another queue: that hop would cost more than the small request it serves.
 /// Easy handles are reused (reset between transfers) where libcurl allows it
-/// (``CurlLibrary/reusesEasyHandles``), and the connections they open stay in the multi handle's
+/// (``CurlFeatures/reusesEasyHandles``), and the connections they open stay in the multi handle's
 /// cache either way, so consecutive requests to a server share a connection.
 final class CurlLoop: @unchecked Sendable {
     // @unchecked: `multi`, `running` and `idle` are touched on the loop thread only; the inbox is
@@ -30,6 +30,11 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private let multi: OpaquePointer
+    /// Whether finished easy handles are kept for the next transfer (libcurl 8.1.0+).
+    private let reusesEasyHandles: Bool
+    /// The multi option libcurl refused, if any: every transfer then fails with it, rather than
+    /// run without the limit it asked for.
+    private let refusedMultiOption: CurlTask.ConfigurationFailure?
     private let inbox = Locked(Inbox())
     /// Tasks whose easy handle is in the multi handle, by easy handle.
     private var running: [OpaquePointer: CurlTask] = [:]
@@ -48,12 +53,22 @@ final class CurlLoop: @unchecked Sendable {
         return key
     }()
 
-    /// Starts the loop thread. `maximumConnectionsPerHost` is the configuration's limit.
-    init(maximumConnectionsPerHost: Int) {
+    /// Starts the loop thread. `maximumConnectionsPerHost` is the configuration's limit;
+    /// `features` the loaded libcurl's.
+    init(maximumConnectionsPerHost: Int, features: CurlFeatures) {
         multi = ccurl_multi_init()
+        reusesEasyHandles = features.reusesEasyHandles
+        var refused: CurlTask.ConfigurationFailure?
         if maximumConnectionsPerHost > 0 {
-            _ = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), maximumConnectionsPerHost)
+            let code = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), maximumConnectionsPerHost)
+            if code != 0 {
+                // A CURLMcode, not a CURLcode: reported as libcurl's "unknown option" with the real code in the text.
+                refused = CurlTask.ConfigurationFailure(code: Int32(CCURLE_UNKNOWN_OPTION),
+                                                        detail: "curl_multi_setopt failed with CURLMcode \(code)",
+                                                        option: "CURLMOPT_MAX_HOST_CONNECTIONS", libcurlVersion: CurlFeatures.loaded?.version)
+            }
         }
+        refusedMultiOption = refused
         let key = Self.loopThreadKey
         let thread = Thread { [self] in
             pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
@@ -124,6 +139,10 @@ final class CurlLoop: @unchecked Sendable {
 
     /// Starts a transfer of `task`: its request, or `next`, a redirect it follows.
     private func begin(_ task: CurlTask, next: URLRequest? = nil) {
+        if let refusedMultiOption {
+            task.finish(refusedMultiOption)
+            return
+        }
         let easy: OpaquePointer
         if let reused = idle.popLast() {
             ccurl_easy_reset(reused)
@@ -137,11 +156,17 @@ final class CurlLoop: @unchecked Sendable {
         }
         if let failure = task.configure(easy, for: next) {
             recycle(easy)
-            task.finish(code: failure.code, detail: failure.detail)
+            task.finish(failure)
+            return
+        }
+        let added = ccurl_multi_add_handle(multi, easy)
+        guard added == 0 else {
+            // Never left waiting for a completion that cannot come.
+            ccurl_easy_cleanup(easy)
+            task.finish(code: Int32(CCURLE_OUT_OF_MEMORY), detail: "curl_multi_add_handle failed with CURLMcode \(added)")
             return
         }
         running[easy] = task
-        _ = ccurl_multi_add_handle(multi, easy)
     }
 
     /// A cancel: the handle leaves the multi handle at once, so not one more byte is read for it,
@@ -181,6 +206,6 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private func recycle(_ easy: OpaquePointer) {
-        if CurlLibrary.reusesEasyHandles, idle.count < Self.idleLimit { idle.append(easy) } else { ccurl_easy_cleanup(easy) }
+        if reusesEasyHandles, idle.count < Self.idleLimit { idle.append(easy) } else { ccurl_easy_cleanup(easy) }
     }
 }

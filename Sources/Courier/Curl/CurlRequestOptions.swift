@@ -10,20 +10,25 @@ enum CurlRequestOptions {
     /// `context` is the task the callbacks receive.
     static func apply(_ request: URLRequest, upload: CurlTask.Upload, settings: CurlSettings, to easy: OpaquePointer,
                       headers: inout OpaquePointer?, context: UnsafeMutableRawPointer) throws {
-        var failure: Int32 = 0
-        func set(_ option: Int32, _ value: Int) { if failure == 0 { failure = ccurl_easy_setopt_long(easy, option, value) } }
-        func set(_ option: Int32, _ value: String) {
-            // libcurl copies string options.
-            if failure == 0 { failure = value.withCString { ccurl_easy_setopt_pointer(easy, option, $0) } }
-        }
+        // Every option's result is checked: the first one libcurl refuses ends the request,
+        // named (CurlOptionSetter.check, at the end).
+        var options = CurlOptionSetter(easy: easy)
+        func set(_ option: Int32, _ value: Int) { options.set(option, value) }
+        func set(_ option: Int32, _ value: String) { options.set(option, value) }
         guard let url = request.url?.absoluteString else {
             throw CurlTask.ConfigurationFailure(code: Int32(CCURLE_URL_MALFORMAT), detail: "the request has no URL")
         }
         set(Int32(CCURLOPT_URL), url)
         set(Int32(CCURLOPT_NOSIGNAL), 1)   // no SIGALRM in a multi-threaded process
         set(Int32(CCURLOPT_FOLLOWLOCATION), 0)
-        set(Int32(CCURLOPT_PROTOCOLS_STR), "http,https")
-        set(Int32(CCURLOPT_REDIR_PROTOCOLS_STR), "http,https")
+        // http and https only, by the option this libcurl has (the string form is 7.85.0+).
+        if settings.features.hasProtocolStringOptions {
+            set(Int32(CCURLOPT_PROTOCOLS_STR), "http,https")
+            set(Int32(CCURLOPT_REDIR_PROTOCOLS_STR), "http,https")
+        } else {
+            set(Int32(CCURLOPT_PROTOCOLS), Int(CCURLPROTO_HTTP | CCURLPROTO_HTTPS))
+            set(Int32(CCURLOPT_REDIR_PROTOCOLS), Int(CCURLPROTO_HTTP | CCURLPROTO_HTTPS))
+        }
         // Through a proxy an https request first opens a tunnel with `CONNECT`; without this,
         // libcurl hands the proxy's reply (`200 Connection established`) to the header callback
         // like any head, and it would be taken for the response. Set always: the proxy may come
@@ -32,10 +37,10 @@ enum CurlRequestOptions {
         set(Int32(CCURLOPT_SUPPRESS_CONNECT_HEADERS), 1)
 
         // Callbacks, all with the task as their context.
-        _ = ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_HEADERFUNCTION), curlHeaderCallback)
-        _ = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_HEADERDATA), context)
-        _ = ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_WRITEFUNCTION), curlWriteCallback)
-        _ = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_WRITEDATA), context)
+        options.set(Int32(CCURLOPT_HEADERFUNCTION), curlHeaderCallback)
+        options.set(Int32(CCURLOPT_HEADERDATA), pointer: context)
+        options.set(Int32(CCURLOPT_WRITEFUNCTION), curlWriteCallback)
+        options.set(Int32(CCURLOPT_WRITEDATA), pointer: context)
 
         // Method and body.
         let method = request.httpMethod ?? "GET"
@@ -54,12 +59,12 @@ enum CurlRequestOptions {
             set(Int32(CCURLOPT_NOBODY), 1)
         } else if let bodyLength {
             set(Int32(CCURLOPT_POST), 1)
-            if failure == 0 { failure = ccurl_easy_setopt_offset(easy, Int32(CCURLOPT_POSTFIELDSIZE_LARGE), bodyLength) }
-            _ = ccurl_easy_setopt_data_callback(easy, Int32(CCURLOPT_READFUNCTION), curlReadCallback)
-            _ = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_READDATA), context)
+            options.set(Int32(CCURLOPT_POSTFIELDSIZE_LARGE), offset: bodyLength)
+            options.set(Int32(CCURLOPT_READFUNCTION), curlReadCallback)
+            options.set(Int32(CCURLOPT_READDATA), pointer: context)
             set(Int32(CCURLOPT_NOPROGRESS), 0)
-            _ = ccurl_easy_setopt_progress_callback(easy, Int32(CCURLOPT_XFERINFOFUNCTION), curlProgressCallback)
-            _ = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_XFERINFODATA), context)
+            options.set(Int32(CCURLOPT_XFERINFOFUNCTION), curlProgressCallback)
+            options.set(Int32(CCURLOPT_XFERINFODATA), pointer: context)
             if method != "POST" { set(Int32(CCURLOPT_CUSTOMREQUEST), method) }
         } else if method == "GET" {
             set(Int32(CCURLOPT_HTTPGET), 1)
@@ -78,13 +83,14 @@ enum CurlRequestOptions {
             fields.append((name, value))
         }
         // Accept-Encoding goes through libcurl's own option, which also turns decoding on: libcurl
-        // then decodes every coding it supports, offered or not (so a server that compresses
-        // although `identity` was asked for is decoded too, as URLSession does). None asked for:
-        // every encoding this libcurl supports (""). Downloads ask for `identity` (see
-        // DownloadBody), so ranges stay true.
+        // then decodes every coding it supports, offered or not. None asked for: every encoding
+        // this libcurl supports (""). A request that asks for no coding (`identity`, as downloads
+        // do: see DownloadBody) gets the body as the server sent it, as curl without
+        // `--compressed` does: a server that compresses anyway cannot make a megabyte a gigabyte.
         let encoding = fields.first { $0.name.lowercased() == "accept-encoding" }?.value ?? ""
         fields.removeAll { $0.name.lowercased() == "accept-encoding" }
         set(Int32(CCURLOPT_ACCEPT_ENCODING), encoding)
+        set(Int32(CCURLOPT_HTTP_CONTENT_DECODING), ContentCoding.asksForDecoding(encoding) ? 1 : 0)   // libcurl 7.16.2+
         // An empty `Expect:` stops libcurl waiting up to a second for a `100 Continue` that many
         // servers never send.
         fields.append(("Expect", ""))
@@ -95,7 +101,7 @@ enum CurlRequestOptions {
             let line = value.isEmpty && name.lowercased() != "expect" ? "\(name);" : "\(name): \(value)"
             headers = line.withCString { ccurl_slist_append(headers, $0) }
         }
-        if failure == 0 { failure = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_HTTPHEADER), UnsafeRawPointer(headers)) }
+        options.set(Int32(CCURLOPT_HTTPHEADER), pointer: UnsafeRawPointer(headers))
 
         // Limits. Courier's own deadline is the real timeout; these are backstops, with
         // URLSession's meaning of the request's `timeoutInterval` (an idle timeout: no connection,
@@ -114,11 +120,8 @@ enum CurlRequestOptions {
             set(Int32(CCURLOPT_PROXY), proxy?.host ?? "")
             if let port = proxy?.port { set(Int32(CCURLOPT_PROXYPORT), port) }
         }
-        settings.tls.apply(to: easy, failure: &failure)
-
-        if failure != 0 {
-            throw CurlTask.ConfigurationFailure(code: failure, detail: "libcurl refused an option: \(String(cString: ccurl_easy_strerror(failure)))")
-        }
+        settings.tls.apply(to: &options)
+        try options.check()
     }
 }
 

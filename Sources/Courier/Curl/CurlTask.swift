@@ -34,6 +34,9 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     private var uploadFile: FileHandle?
     /// The reason the current response was refused (a malformed head), reported at the end.
     private var protocolFailure: String?
+    /// Whether libcurl decodes the current response's body, which is then content-coded: its
+    /// encoded bytes are counted for the transfer's ``DecompressionGuard``.
+    private var countsEncodedBytes = false
 
     private let finished = Locked(false)
     /// libcurl's detailed message for a failure (CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes):
@@ -79,9 +82,13 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     // MARK: - Loop thread: setting up
 
+    /// Why a transfer could not be set up: a `CURLcode` and what it means here. `option` names
+    /// the option libcurl refused (with `libcurlVersion`), when that is what happened.
     struct ConfigurationFailure: Error {
         let code: Int32
         let detail: String
+        var option: String? = nil
+        var libcurlVersion: String? = nil
     }
 
     /// Sets the easy handle up for the current request (or `next`, a redirect being followed).
@@ -91,9 +98,12 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         parser = ResponseHeadParser()
         redirect = nil
         protocolFailure = nil
+        countsEncodedBytes = false
         errorBuffer[0] = 0
-        _ = ccurl_easy_setopt_pointer(easy, Int32(CCURLOPT_ERRORBUFFER), errorBuffer)
+        var options = CurlOptionSetter(easy: easy)
+        options.set(Int32(CCURLOPT_ERRORBUFFER), pointer: errorBuffer)
         do {
+            try options.check()
             try CurlRequestOptions.apply(request, upload: upload, settings: transport.settings, to: easy,
                                           headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
             try openUpload()
@@ -135,21 +145,22 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     /// A final head. Handed on as Courier's own `HTTPResponse`, made straight from the parsed
     /// fields: Foundation's `HTTPURLResponse` (with its header sanitising) cost more than a tenth
-    /// of a small request, so one is made only where an API needs it — a redirect, cookies.
+    /// of a small request, so one is made only where an API needs it — a redirect.
     private func didReceive(_ parsed: ResponseHeadParser.Head) {
         guard let url = request.url else { return }
-        let head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(parsed.fields), url: url)
+        var head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(parsed.fields), url: url)
+        // The same choice CurlRequestOptions made for CURLOPT_HTTP_CONTENT_DECODING.
+        head.decodesContent = ContentCoding.asksForDecoding(
+            ContentCoding.acceptEncoding(of: request, additionalHeaders: transport.settings.additionalHeaders))
+        countsEncodedBytes = head.arrivesDecoded
         let transfer = transport.registry.transfer(for: self)
-        let isRedirect = (300...399).contains(parsed.statusCode) && head.headers.contains("Location")
-        if isRedirect || head.headers.contains("Set-Cookie"),
+        if (300...399).contains(parsed.statusCode), head.headers.contains("Location"),
            let response = HTTPURLResponse(url: url, statusCode: parsed.statusCode, httpVersion: parsed.version,
-                                          headerFields: parsed.fieldDictionary) {
-            transport.storeCookies(from: response, for: url)
-            if isRedirect, let proposed = CurlRedirects.proposedRequest(after: response, to: request),
-               let next = transfer?.redirect(response, to: proposed, from: request) {
-                redirect = next
-                return
-            }
+                                          headerFields: parsed.fieldDictionary),
+           let proposed = CurlRedirects.proposedRequest(after: response, to: request),
+           let next = transfer?.redirect(response, to: proposed, from: request) {
+            redirect = next
+            return
         }
         transfer?.didReceive(head: head)
     }
@@ -162,7 +173,15 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard redirect == nil, parser.hasHead, !bytes.isEmpty,
               let transfer = transport.registry.transfer(for: self) else { return true }
-        return transfer.didReceive(bytes: bytes) == .accepted
+        return transfer.didReceive(bytes: bytes, encodedBytes: countsEncodedBytes ? encodedBytesReceived() : nil) == .accepted
+    }
+
+    /// The body bytes libcurl has read off the wire for the current response, before decoding.
+    private func encodedBytesReceived() -> Int64? {
+        guard let easy else { return nil }
+        var count: ccurl_off_t = 0
+        guard ccurl_easy_getinfo_offset(easy, Int32(CCURLINFO_SIZE_DOWNLOAD_T), &count) == CCURLE_OK else { return nil }
+        return Int64(count)
     }
 
     /// Fills libcurl's buffer with the next bytes of the request body; 0 at the end.
@@ -203,7 +222,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             // libcurl takes a reply that stops inside its head for a success; it is not one.
             finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server closed the connection before the end of the response head")
         } else if let protocolFailure {
-            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server's reply is not valid HTTP: \(protocolFailure)")
+            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: protocolFailure)
         } else {
             // A proxy that refused the tunnel: its status, which its suppressed reply head (see
             // CurlRequestOptions) no longer shows. libcurl 7.88 ends such a transfer with 56,
@@ -223,6 +242,14 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         guard markFinished() else { return }
         let error = code == CCURLE_OK ? nil
             : CurlError.urlError(code: code, url: request.url, detail: detail, connectStatus: connectStatus)
+        transport.registry.complete(self, error: error)
+    }
+
+    /// Ends the task with a transfer that could not be set up (nothing was sent).
+    func finish(_ failure: ConfigurationFailure) {
+        guard markFinished() else { return }
+        let error = CurlError.urlError(code: failure.code, url: request.url, detail: failure.detail,
+                                       refusedOption: failure.option, libcurlVersion: failure.libcurlVersion)
         transport.registry.complete(self, error: error)
     }
 

@@ -9,15 +9,17 @@ final class CurlTransport: Transport {
     let registry: TransferRegistry
     let loop: CurlLoop
     let settings: CurlSettings
-    /// Where the cookies responses set are stored; the transfers put them on requests (`nil`:
-    /// the configuration does not keep cookies).
-    private let cookies: SessionCookies?
 
-    init(configuration: URLSessionConfiguration, tls: TLSOptions, cookies: SessionCookies?, registry: TransferRegistry) {
+    /// Made only where libcurl has loaded. `features` stands in for the loaded libcurl's
+    /// (``CurlFeatures/loaded``) in tests that make the engine take another version's path.
+    init(configuration: URLSessionConfiguration, tls: TLSOptions, registry: TransferRegistry, features: CurlFeatures? = nil) {
         self.registry = registry
-        self.cookies = cookies
-        self.settings = CurlSettings(configuration: configuration, tls: tls)
-        self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost)
+        // `loaded` is there whenever a curl transport is made (Engine.resolve checks); the
+        // fallback is the oldest libcurl's path, which is safe on any.
+        let features = features ?? CurlFeatures.loaded
+            ?? CurlFeatures(versionNumber: CurlFeatures.minimumVersionNumber, features: 0, sslLibrary: nil)
+        self.settings = CurlSettings(configuration: configuration, tls: tls, features: features)
+        self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost, features: features)
     }
 
     /// Sent as asked, as curl does.
@@ -40,7 +42,4 @@ final class CurlTransport: Transport {
         loop.stop()
     }
 
-    func storeCookies(from response: HTTPURLResponse, for url: URL) {
-        cookies?.store(from: response, for: url)
-    }
 }

@@ -40,6 +40,8 @@ struct ResponseHeadParser {
     }
 
     private var current: Head?
+    /// Bytes of head lines taken so far, interim heads included.
+    private var headBytes = 0
     /// Set once the final head is complete: later lines are trailers.
     private(set) var finished = false
 
@@ -49,11 +51,24 @@ struct ResponseHeadParser {
     /// Takes one line, with or without its CRLF.
     mutating func consume(_ bytes: UnsafeRawBufferPointer) -> Event {
         guard !finished else { return .pending }
+        // libcurl limits a transfer's head lines to 300 KiB from 8.3.0 (some distributions
+        // backport it: Debian 12's 7.88.1 has it, Debian 11's 7.74.0 does not); older ones only
+        // limit each line (100 KiB). The same limit, and libcurl's words, for every libcurl, so
+        // that no server can grow a head without bound.
+        headBytes += bytes.count
+        if headBytes > Self.maximumHeadBytes {
+            return .malformed("Too large response headers: \(headBytes) > \(Self.maximumHeadBytes)")
+        }
         // Worked on as bytes: one String per name and value, none per line. (As a String, "\r\n"
         // would also be a single Character that neither hasSuffix("\r") nor hasSuffix("\n") matches.)
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
         let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
+        // libcurl refuses a NUL in a head from 7.83.0 on, but older ones hand it over: refused
+        // here, so that no libcurl lets one through (RFC 9110 §5.5: invalid and dangerous).
+        if line.contains(0) {
+            return .malformed("a header line contains a NUL byte")
+        }
         if line.starts(with: Self.statusPrefix) {
             return startHead(line)
         }
@@ -69,8 +84,13 @@ struct ResponseHeadParser {
             return .head(head)
         }
         // Appended in place: a copy of the head here would copy its fields for every line.
-        if line[0] == 0x20 || line[0] == 0x09, !current!.fields.isEmpty {
-            // An obsolete folded line continues the previous field's value.
+        if line[0] == 0x20 || line[0] == 0x09 {
+            // An obsolete folded line continues the previous field's value. Right after the status
+            // line there is none (RFC 9112 §2.2: reject, or skip the line): 7.88 refuses it
+            // itself, 7.74 hands it over, 8.x unfolds it onto the status line first.
+            guard !current!.fields.isEmpty else {
+                return .malformed("a header line starts with whitespace and no field precedes it")
+            }
             current!.fields[current!.fields.count - 1].value += " " + Self.trimmed(line[...])
         } else {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
@@ -87,6 +107,9 @@ struct ResponseHeadParser {
     }
 
     private static let statusPrefix = Array("HTTP/".utf8)
+
+    /// libcurl's own limit (`MAX_HTTP_RESP_HEADER_SIZE`, 8.3.0).
+    static let maximumHeadBytes = 300 * 1024
 
     /// The bytes without leading and trailing spaces and tabs, as a String.
     private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {

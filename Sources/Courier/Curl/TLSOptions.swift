@@ -52,17 +52,14 @@ public struct TLSOptions: Sendable, Hashable {
         NSLocalizedDescriptionKey: "TLSOptions need the curl engine: the URLSession engine cannot apply them",
     ]))
 
-    func apply(to easy: OpaquePointer, failure: inout Int32) {
-        func set(_ option: Int32, _ value: String) {
-            if failure == 0 { failure = value.withCString { ccurl_easy_setopt_pointer(easy, option, $0) } }
-        }
-        if let certificateAuthorities { set(Int32(CCURLOPT_CAINFO), certificateAuthorities.path) }
-        if !pinnedPublicKeys.isEmpty { set(Int32(CCURLOPT_PINNEDPUBLICKEY), pinnedPublicKeys.joined(separator: ";")) }
-        if let clientCertificate { set(Int32(CCURLOPT_SSLCERT), clientCertificate.path) }
-        if let clientKey { set(Int32(CCURLOPT_SSLKEY), clientKey.path) }
-        if allowsInsecureConnections, failure == 0 {
-            failure = ccurl_easy_setopt_long(easy, Int32(CCURLOPT_SSL_VERIFYPEER), 0)
-            if failure == 0 { failure = ccurl_easy_setopt_long(easy, Int32(CCURLOPT_SSL_VERIFYHOST), 0) }
+    func apply(to options: inout CurlOptionSetter) {
+        if let certificateAuthorities { options.set(Int32(CCURLOPT_CAINFO), certificateAuthorities.path) }
+        if !pinnedPublicKeys.isEmpty { options.set(Int32(CCURLOPT_PINNEDPUBLICKEY), pinnedPublicKeys.joined(separator: ";")) }
+        if let clientCertificate { options.set(Int32(CCURLOPT_SSLCERT), clientCertificate.path) }
+        if let clientKey { options.set(Int32(CCURLOPT_SSLKEY), clientKey.path) }
+        if allowsInsecureConnections {
+            options.set(Int32(CCURLOPT_SSL_VERIFYPEER), 0)
+            options.set(Int32(CCURLOPT_SSL_VERIFYHOST), 0)
         }
     }
 }

@@ -26,8 +26,10 @@ protocol ScheduledTransfer: AnyObject, Sendable {
     /// ``ReceiveDecision``). Transports that cannot pause ignore the answer.
     @discardableResult
     func didReceive(data: Data) -> ReceiveDecision
-    /// The same, as bytes lent for the call only (see ``TransferBody/didReceive(bytes:)``).
-    func didReceive(bytes: UnsafeRawBufferPointer) -> ReceiveDecision
+    /// The same, as bytes lent for the call only (see ``TransferBody/didReceive(bytes:)``), with
+    /// the encoded bytes the transport has read of a body it decodes (`nil`: it does not count
+    /// them), for the ``DecompressionGuard``.
+    func didReceive(bytes: UnsafeRawBufferPointer, encodedBytes: Int64?) -> ReceiveDecision
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
     func didComplete(error: (any Error)?)
     func didRejectAuthenticationChallenge()

@@ -38,6 +38,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// Not for the blocking and async bridges: a blocking call made on that very queue would
     /// otherwise wait for itself.
     private let requestCodeQueue: DispatchQueue?
+    /// How far a decoded body may inflate (``Network/decompressionLimit`` when it was scheduled).
+    private let decompressionLimit: DecompressionLimit
 
     private typealias State = TransferState
 
@@ -55,6 +57,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         self.body = body
         self.delivery = delivery
         self.requestCodeQueue = delivery.isImmediate ? nil : core.requestCodeQueue
+        self.decompressionLimit = core.decompressionLimit.withLock { $0 }
     }
 
     var startsOffThread: Bool { body.startsOffThread }
@@ -107,25 +110,57 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// (see ``ResponseHeadCheck``) ends the transfer with ``NetworkError/invalidResponse(_:)``
     /// before any of its body is used.
     func didReceive(head: HTTPResponse) {
+        if let cookies = core.sessionCookies, let url = head.url { cookies.store(from: head.headers, for: url) }
         if let problem = ResponseHeadCheck.problem(in: head) {
             end(with: .invalidResponse(problem))
             return
+        }
+        if state.withLock({ $0.redirectLimitHit != nil }) {
+            // The redirect left unfollowed at the limit (both engines ask `redirect` before
+            // handing its head on). It is no answer: its body is nobody's output (a stream's
+            // consumer, a download's file), as curl -L --max-redirs writes none of it. The
+            // observers still see it, as the response the transfer ended on.
+            let context = self.context
+            core.observers.forEach { $0.didReceive(head, context: context) }
+            end(with: .tooManyRedirects(head))
+            return
+        }
+        let decoding = DecompressionGuard(head: head, limit: decompressionLimit)
+        state.withLock { state in
+            state.decoding = decoding
+            state.headReceived = true
         }
         apply(body.didReceive(head: head))
     }
 
     @discardableResult
     func didReceive(data: Data) -> ReceiveDecision {
-        decide(body.didReceive(data: data))
+        receive(count: data.count, encodedBytes: nil) { body.didReceive(data: data) }
     }
 
-    func didReceive(bytes: UnsafeRawBufferPointer) -> ReceiveDecision {
-        decide(body.didReceive(bytes: bytes))
+    func didReceive(bytes: UnsafeRawBufferPointer, encodedBytes: Int64?) -> ReceiveDecision {
+        receive(count: bytes.count, encodedBytes: encodedBytes) { body.didReceive(bytes: bytes) }
     }
 
-    private func decide(_ step: BodyStep) -> ReceiveDecision {
+    /// Hands a chunk of `count` bytes to the body, unless it takes a decoded body past the
+    /// decompression limit: the transfer then ends with ``NetworkError/limitExceeded(_:)`` (and
+    /// the chunk is dropped). A chunk the body refuses (flow control) is not counted: it comes back.
+    private func receive(count: Int, encodedBytes: Int64?, _ deliver: () -> BodyStep) -> ReceiveDecision {
+        let (guarded, exceeded) = state.withLock { state -> (Bool, NetworkError?) in
+            guard let decoding = state.decoding else { return (false, nil) }
+            if let error = decoding.check(count, encoded: encodedBytes) { return (true, error) }
+            state.decoding?.taken(count)
+            return (true, nil)
+        }
+        if let exceeded {
+            end(with: exceeded)
+            return .accepted
+        }
+        let step = deliver()
         apply(step)
-        return step.refused ? .refused : .accepted
+        guard step.refused else { return .accepted }
+        if guarded { state.withLock { $0.decoding?.returned(count) } }
+        return .refused
     }
 
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
@@ -137,10 +172,15 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     func didComplete(error: (any Error)?) {
-        let (pendingRedirect, redirectLimitHit, refusedRedirect) = state.withLock { state in
+        let (pendingRedirect, redirectLimitHit, refusedRedirect, headReceived) = state.withLock { state in
             _ = state.lifecycle.taskCompleted()
             defer { state.pendingRedirect = nil; state.refusedRedirect = nil }
-            return (state.pendingRedirect, state.redirectLimitHit, state.refusedRedirect)
+            return (state.pendingRedirect, state.redirectLimitHit, state.refusedRedirect, state.headReceived)
+        }
+        var error = error
+        // libcurl's "out of memory" before any head is a head line too long (see OversizedHead).
+        if !headReceived, let urlError = error as? URLError, let oversized = OversizedHead.lineError(beforeHead: urlError) {
+            error = oversized
         }
         if let refusedRedirect {
             body.reset()
@@ -162,17 +202,20 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     func redirect(_ response: HTTPURLResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
+        let head = HTTPResponse(response, body: Data())
+        // Before the next request is made, so that it carries what this response set.
+        if let cookies = core.sessionCookies, let url = response.url { cookies.store(from: head.headers, for: url) }
         if let scheme = RedirectPolicy.refusedScheme(of: response, proposed: proposed) {
             // Not followed, and the task left to end by itself: cancelling it here, inside
             // URLSession's redirect callback, raced FoundationNetworking's own bookkeeping
             // ("Received callback for HTTP redirection, but we're not waiting for it").
-            state.withLock { $0.refusedRedirect = .unsupportedRedirect(scheme, HTTPResponse(response, body: Data())) }
+            state.withLock { $0.refusedRedirect = .unsupportedRedirect(scheme, head) }
             return nil
         }
         let limit = core.maximumRedirects.withLock { $0 }
         let (follow, original) = state.withLock { state -> (Bool, URLRequest?) in
             let follow = state.lifecycle.redirected(maximum: limit)
-            if !follow { state.redirectLimitHit = HTTPResponse(response, body: Data()) }
+            if !follow { state.redirectLimitHit = head }
             return (follow, state.lifecycle.request)
         }
         guard follow else { return nil }
@@ -180,7 +223,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         if let cookies = core.sessionCookies { next = cookies.applying(to: next) }
         let context = self.context
         let observers = core.observers
-        observers.forEach { $0.didRedirect(HTTPResponse(response, body: Data()), to: next, context: context) }
+        observers.forEach { $0.didRedirect(head, to: next, context: context) }
         if RedirectPolicy.mustReplayBody(response, previous ?? original, bodyFromFile: body.uploadsFromFile) {
             // FoundationNetworking would re-send this without its body: stop its redirect here
             // (it then completes the task) and follow with a new task (see didComplete), whose
@@ -322,6 +365,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         core.registry.attach(task, to: self)
         perform(event { state in
             state.sending = request
+            state.headReceived = false
             let action = state.lifecycle.taskCreated(task)
             if case .resume(_, armDeadline: true) = action {
                 state.deadline = makeTimer(after: timeout) { $0.end(with: .timedOut) }
@@ -394,4 +438,8 @@ private struct TransferState {
     var redirectLimitHit: HTTPResponse?
     /// The request the current task sends, as the observers' `willSend` sees it (cookies included).
     var sending: URLRequest?
+    /// What the current response's body decodes to, when it arrives decoded.
+    var decoding: DecompressionGuard?
+    /// Whether the current task has delivered a response head.
+    var headReceived = false
 }

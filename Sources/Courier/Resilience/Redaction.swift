@@ -93,6 +93,26 @@ public struct Redaction: Sendable, Hashable {
 
     private static let urlValuedHeaders = ["Location", "Content-Location", "Referer"]
 
+    /// Free text (an error's description, libcurl's message) with every URL in it redacted: each
+    /// run of characters around a `://`, up to a space, a quote or a brace, goes through
+    /// ``redact(urlString:)``. For text Courier did not write and cannot parse; a URL without a
+    /// scheme in such text is not recognised.
+    func redact(text: String) -> String {
+        guard text.contains("://") else { return text }
+        let stops: Set<Character> = [" ", "\t", "\n", "\r", "\"", "'", "<", ">", "{", "}", "(", ")", "[", "]"]
+        var result = ""
+        var rest = Substring(text)
+        while let separator = rest.range(of: "://") {
+            // The URL starts after the last stop character before its `://`.
+            let start = rest[..<separator.lowerBound].lastIndex(where: stops.contains).map(rest.index(after:)) ?? rest.startIndex
+            let end = rest[separator.upperBound...].firstIndex(where: stops.contains) ?? rest.endIndex
+            result += rest[..<start]
+            result += redact(urlString: String(rest[start..<end]))
+            rest = rest[end...]
+        }
+        return result + rest
+    }
+
     /// `scheme://user:password@host…` (or `//user:password@host…`) with the password replaced.
     private func redactPassword(in text: Substring) -> String {
         let authorityStart: Substring.Index

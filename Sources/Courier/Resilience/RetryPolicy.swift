@@ -110,6 +110,10 @@ public struct RetryPolicy: Sendable, Hashable {
             guard let wait = RetryAfter.seconds(from: header, now: now) else { return backoff(afterAttempt: attempts, random: random) }
             // A server asking for longer than we are willing to wait gets its answer reported.
             return wait <= maximumRetryAfter ? wait : nil
+        case .limitExceeded, .invalidResponse:
+            // A server that sent a decompression bomb, an endless line or a broken reply would
+            // send it again.
+            return nil
         default:
             return nil
         }
@@ -126,19 +130,15 @@ public struct RetryPolicy: Sendable, Hashable {
 
 /// Parses `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP date.
 enum RetryAfter {
+    /// Seconds to wait from `now`, or `nil` when the value is neither a number of seconds nor an
+    /// HTTP date. Dates are read by ``HTTPDate``, never by `DateFormatter`, which traps on some
+    /// non-ASCII input: the header is the server's to choose.
     static func seconds(from value: String, now: Date) -> TimeInterval? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed) { return seconds >= 0 ? TimeInterval(seconds) : nil }
-        for format in formats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: trimmed) { return max(0, date.timeIntervalSince(now)) }
+        let trimmed = value.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+            // Digits only (no sign); a number too long for an Int is a wait longer than any limit.
+            return TimeInterval(Int(trimmed) ?? Int.max)
         }
-        return nil
+        return HTTPDate.parse(trimmed, now: now).map { max(0, $0.timeIntervalSince(now)) }
     }
-
-    /// IMF-fixdate, then the obsolete RFC 850 and asctime forms, which recipients must accept.
-    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
 }

@@ -17,3 +17,19 @@ public struct StubResponse: Sendable, Hashable {
         self.body = body
     }
 }
+
+extension StubResponse: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `StubResponse(200, headers: [...], 12 bytes)`, secret header values redacted as in a real response.
+    public var description: String {
+        "StubResponse(\(statusCode), headers: \(RedactedFields.headers(headers)), \(body.count) bytes)"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// Status, headers (redacted) and the body's size.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["statusCode": statusCode, "headers": RedactedFields.headers(headers),
+                                "body": "\(body.count) bytes"], displayStyle: .struct)
+    }
+}

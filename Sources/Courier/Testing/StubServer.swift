@@ -38,6 +38,9 @@ public final class StubServer: Sendable {
     /// Creates a server with no rules: every request gets `404`.
     public init() {}
 
+    /// How many rules it has.
+    var ruleCount: Int { state.withLock { $0.routes.count } }
+
     /// Adds a rule: requests with `method` (any, if `nil`) for `path` carrying `headers` get
     /// `first`, then each of `then` in order, the last one repeated.
     ///

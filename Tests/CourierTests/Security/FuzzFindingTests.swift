@@ -42,9 +42,11 @@ final class FuzzFindingTests: XCTestCase {
     /// Found by the reply fuzzer (AddressSanitizer: heap-use-after-free in libcurl 7.88.1): on an
     /// easy handle that had carried an earlier transfer, a reply whose first header line is folded
     /// (starts with a space) was appended to that transfer's freed last header — it "succeeded",
-    /// or crashed. Before libcurl 8.1.0 each transfer now gets a new handle, and libcurl refuses
-    /// the line itself ("A libcurl function was given a bad argument", curl's exit code 43), as
-    /// it does on FoundationNetworking, which makes a handle per task.
+    /// or crashed. Before libcurl 8.1.0 each transfer now gets a new handle. The line is then
+    /// refused — by libcurl 7.88 ("A libcurl function was given a bad argument", curl's exit
+    /// code 43: `transport`), as on FoundationNetworking, which makes a handle per task; by
+    /// Courier's head parser where libcurl hands it over (7.74: `invalidResponse`) — or, from 8.x
+    /// on, unfolded by libcurl onto the status line, and the body delivered whole.
     func testAFoldedFirstHeaderLineAfterAnEarlierRequestIsAnErrorNotAUseAfterFree() throws {
         let server = try makeServer()
         server.route("/plain") { _, writer in
@@ -58,9 +60,19 @@ final class FuzzFindingTests: XCTestCase {
         for _ in 0..<3 {
             XCTAssertNoThrow(try network.scheduleSynchronously(Request<Data>.get(server.url("/plain")), timeout: 30).get())
             let outcome = network.scheduleSynchronously(Request<Data>.get(server.url("/folded")), timeout: 30)
-            guard case .transport? = networkError(outcome) else {
-                return XCTFail("expected libcurl's refusal, got \(outcome)")
-            }
+            assertRefusedOrIntact(outcome)
+        }
+    }
+
+    /// The folded line refused (by libcurl: `transport`; by Courier: `invalidResponse`), or the body, whole.
+    private func assertRefusedOrIntact(_ outcome: Result<Data, any Error>, file: StaticString = #filePath, line: UInt = #line) {
+        if case let .success(body) = outcome {
+            XCTAssertEqual(String(decoding: body, as: UTF8.self), "ok", file: file, line: line)
+            return
+        }
+        switch networkError(outcome, file: file, line: line) {
+        case .transport?, .invalidResponse?: return
+        default: XCTFail("expected a refusal or the body, got \(outcome)", file: file, line: line)
         }
     }
 
@@ -80,10 +92,73 @@ final class FuzzFindingTests: XCTestCase {
         try XCTSkipIf(network.engine != .curl, "FoundationNetworking crashes on this reply after a redirect")
         for _ in 0..<3 {
             let outcome = network.scheduleSynchronously(Request<Data>.get(server.url("/redirect")), timeout: 30)
-            guard case .transport? = networkError(outcome) else {
-                return XCTFail("expected libcurl's refusal, got \(outcome)")
-            }
+            assertRefusedOrIntact(outcome)
         }
         XCTAssertEqual(server.receivedRequests.map(\.path), Array(repeating: ["/redirect", "/folded"], count: 3).flatMap { $0 })
+    }
+
+    /// Found by CI's fuzzing (issue 18): non-ASCII bytes inside a date a server sends. Handed to
+    /// Foundation's date formatter (through `HTTPCookie`'s header parsing, or `Retry-After`'s), they
+    /// made it trap (`Incorrect range CFRange`). Courier reads both dates itself now.
+    private static let poisonedDate = Data("Sun, 06".utf8) + Data([0xD6, 0xB1, 0x90, 0x89]) + Data(" 08:49:37 GMT".utf8)
+
+    func testASetCookieWithNonASCIIBytesInItsDateIsACookieNotATrap() throws {
+        let server = try makeServer()
+        server.route("/set") { _, writer in
+            writer.write(Data("HTTP/1.1 200 OK\r\nSet-Cookie: a=b; Expires=".utf8) + Self.poisonedDate
+                + Data("\r\nContent-Length: 2\r\n\r\nok".utf8))
+        }
+        server.route("/show") { request, writer in writer.respond(status: 200, text: request.header("Cookie") ?? "none") }
+        let network = makeNetwork()
+        let outcome = network.scheduleSynchronously(Request<Data>.get(server.url("/set")), timeout: 30)
+        switch network.engine {
+        case .curl:
+            XCTAssertEqual(try outcome.get(), Data("ok".utf8))
+            // The unreadable date is ignored: the cookie lives for the session.
+            XCTAssertEqual(try network.scheduleSynchronously(Request<Data>.get(server.url("/show")), timeout: 30).get(), Data("a=b".utf8))
+        default:
+            // FoundationNetworking refuses a Set-Cookie that is not UTF-8 (measured: a transport
+            // error) before its own cookie parser, which would trap, sees it.
+            guard case .transport? = networkError(outcome) else { return XCTFail("expected a transport error, got \(outcome)") }
+        }
+    }
+
+    func testARetryAfterWithNonASCIIBytesIsAnOrdinaryBackoffNotATrap() throws {
+        let server = try makeServer()
+        let calls = Locked(0)
+        server.route("/busy") { _, writer in
+            if calls.withLock({ count -> Int in count += 1; return count }) == 1 {
+                writer.write(Data("HTTP/1.1 429 Too Many Requests\r\nRetry-After: ".utf8) + Self.poisonedDate
+                    + Data("\r\nContent-Length: 0\r\n\r\n".utf8))
+            } else {
+                writer.respond(status: 200, text: "done")
+            }
+        }
+        let network = makeNetwork(retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01))
+        let outcome = network.scheduleSynchronously(Request<Data>.get(server.url("/busy")), timeout: 30)
+        // Both engines: FoundationNetworking lets this header through, so Courier's own reading is what holds.
+        XCTAssertEqual(try outcome.get(), Data("done".utf8), "an unreadable Retry-After is an ordinary backoff")
+        XCTAssertEqual(calls.withLock { $0 }, 2)
+    }
+
+    /// The same trap with valid UTF-8 (measured on the URLSession engine: FoundationNetworking
+    /// handed each `Set-Cookie` line to its own cookie parser, whose date formatter ended the
+    /// process). Courier reads cookies itself on both engines now.
+    func testSetCookieDatesThatTrapFoundationAreReadByCourierOnBothEngines() throws {
+        let server = try makeServer()
+        let dates = ["Sun, 06\u{05B1}\u{0309}\u{00CF} 08:49:37 GMT", "Sun, 06 Nøv 1994 08:49:37 GMT",
+                     "\u{0301}\u{0301}, 06 Nov 2094 08:49:37 GMT"]
+        for (index, date) in dates.enumerated() {
+            server.route("/set\(index)") { _, writer in
+                writer.write(Data("HTTP/1.1 200 OK\r\nSet-Cookie: c\(index)=v; Expires=\(date)\r\nContent-Length: 2\r\n\r\nok".utf8))
+            }
+        }
+        server.route("/show") { request, writer in writer.respond(status: 200, text: request.header("Cookie") ?? "none") }
+        let network = makeNetwork()
+        for index in dates.indices {
+            XCTAssertEqual(try network.scheduleSynchronously(Request<Data>.get(server.url("/set\(index)")), timeout: 30).get(), Data("ok".utf8))
+        }
+        let sent = try network.scheduleSynchronously(Request<Data>.get(server.url("/show")), timeout: 30).get()
+        XCTAssertEqual(String(decoding: sent, as: UTF8.self).components(separatedBy: "; ").sorted(), ["c0=v", "c1=v", "c2=v"])
     }
 }
