@@ -14,7 +14,9 @@ import FoundationNetworking
 /// Whatever a body calls of the request's own code (`validate`, `output`, `convertError`), it
 /// calls outside any lock of its own.
 protocol TransferBody: AnyObject, Sendable {
-    associatedtype Output: Sendable
+    /// What a successful transfer produces. Not necessarily `Sendable` (a request's own
+    /// ``NetworkRequest/Output`` may not be): it is handed on, never shared (see ``Delivery``).
+    associatedtype Output
 
     /// Whether making the task is heavy (a multipart body to write to disk), so that it must not
     /// run on the scheduling thread.
@@ -81,7 +83,7 @@ struct BodyStep {
 }
 
 /// What one attempt produced, and what to tell on the way.
-struct BodyCompletion<Output: Sendable> {
+struct BodyCompletion<Output> {
     var outcome: AttemptOutcome<Output>
     /// The final progress event.
     var progress: TransferProgress?
@@ -90,7 +92,7 @@ struct BodyCompletion<Output: Sendable> {
 }
 
 /// The meaning of an attempt's end.
-enum AttemptOutcome<Output: Sendable> {
+enum AttemptOutcome<Output> {
     /// Accepted. `commit` runs once the transfer has claimed its end (a file is moved into place
     /// only then, so a cancel that wins the race never leaves one behind) and gives the result.
     case accepted(commit: @Sendable () -> Result<Output, any Error>)

@@ -3,11 +3,14 @@ import Foundation
 /// The two bridges every calling convention is built from. Each takes a `start` closure that
 /// schedules one transfer on the core with ``CallbackTarget/immediate`` delivery and returns its
 /// task, so the blocking and async variants of requests and downloads share one implementation.
+///
+/// `Output` need not be `Sendable`: the result is handed from the Courier thread that finishes
+/// the transfer to the one waiting caller, and nothing else keeps it.
 extension NetworkCore {
     /// Blocks the calling thread until the transfer ends, or until `timeout` (then the transfer
     /// is ended with ``NetworkError/timedOut``). See ``Network/scheduleSynchronously(_:timeout:progress:)``
     /// for why this cannot deadlock.
-    func runBlocking<Output: Sendable>(
+    func runBlocking<Output>(
         timeout: TimeInterval?,
         failure: (NetworkError) -> any Error,
         start: (@escaping @Sendable (Result<Output, any Error>) -> Void) -> NetworkTask
@@ -25,14 +28,18 @@ extension NetworkCore {
 
     /// Suspends until the transfer ends. Cancelling the calling `Task` cancels the transfer and
     /// throws `CancellationError`.
-    func runAsync<Output: Sendable>(
+    func runAsync<Output>(
         start: (@escaping @Sendable (Result<Output, any Error>) -> Void) -> NetworkTask
     ) async throws -> Output {
         try Task.checkCancellation()
         let handle = CancellationHandle()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Output, any Error>, Never>) in
-                handle.attach(start { continuation.resume(returning: $0) })
+                handle.attach(start { result in
+                    // Moved to the waiting task: the completion runs once and keeps nothing.
+                    nonisolated(unsafe) let result = result
+                    continuation.resume(returning: result)
+                })
             }
         } onCancel: {
             handle.cancel()
@@ -43,8 +50,10 @@ extension NetworkCore {
 }
 
 /// A result handed from a Courier thread to a blocked caller.
-final class BlockingResult<Output: Sendable>: Sendable {
+final class BlockingResult<Output>: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
+    /// Set once by the finishing thread, read once by the waiting one after it: the value
+    /// (which may not be `Sendable`) moves from one to the other under the lock, never shared.
     private let result = Locked<Result<Output, any Error>?>(nil)
 
     func set(_ value: Result<Output, any Error>) {

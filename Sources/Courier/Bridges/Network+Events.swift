@@ -12,6 +12,7 @@ extension Network {
     /// Every event of one request, for async callers: progress updates, then
     /// ``TransferEvent/finished(_:)`` with the output. The stream throws the request's error
     /// instead. Ending the iteration early (or cancelling the consuming `Task`) cancels the request.
+    /// The output must be `Sendable` here, as it is read by whichever task consumes the stream.
     ///
     /// ```swift
     /// for try await event in network.events(for: request) {
@@ -21,7 +22,8 @@ extension Network {
     ///     }
     /// }
     /// ```
-    public func events<R: NetworkRequest>(for request: R) -> AsyncThrowingStream<TransferEvent<R.Output>, any Error> {
+    public func events<R: NetworkRequest>(for request: R) -> AsyncThrowingStream<TransferEvent<R.Output>, any Error>
+        where R.Output: Sendable {
         AsyncThrowingStream { continuation in
             // Progress and completion share the transfer's serial handler queue, so events are
             // yielded in order and `.finished` comes last.

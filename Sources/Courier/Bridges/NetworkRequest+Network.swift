@@ -28,7 +28,16 @@ extension NetworkRequest {
     public func response(
         on network: Network = .shared,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
-    ) async throws -> Output {
+    ) async throws -> Output where Output: Sendable {
+        try await network.response(for: self, progress: progress)
+    }
+
+    /// Runs this request, whose output is not `Sendable`, on `network` and returns its output
+    /// `sending`, so that the calling actor may use it. See ``Network/response(for:progress:)``.
+    public func response(
+        on network: Network = .shared,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> sending Output {
         try await network.response(for: self, progress: progress)
     }
 }

@@ -55,18 +55,28 @@ public final class Network: Sendable {
         engine: Engine = .automatic,
         tls: TLSOptions = TLSOptions()
     ) {
+        self.init(configuration: configuration, callbackQueue: callbackQueue, maximumConcurrentRequests: maximumConcurrentRequests,
+                  engine: engine, tls: tls, workQueue: nil)
+    }
+
+    /// The designated path of every public initializer. `workQueue`, when given, is where the
+    /// requests' own code runs (see ``init(queue:)``).
+    convenience init(configuration: URLSessionConfiguration, callbackQueue: DispatchQueue, maximumConcurrentRequests: Int,
+                     engine: Engine, tls: TLSOptions, workQueue: DispatchQueue?) {
         let resolved = Engine.resolve(engine)
         Engine.warnOnceIfFallingBack(requested: engine, resolved: resolved)
         let core: NetworkCore
         switch resolved {
         case .curl:
             let cookies = SessionCookies.forEngineOwnedCookies(configuration)
-            core = NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies) { registry, _ in
+            core = NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
+                               workQueue: workQueue) { registry, _ in
                 CurlTransport(configuration: configuration, tls: tls, registry: registry)
             }
         case .urlSession, .automatic:
             core = NetworkCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests,
-                               unsupportedSetting: tls.isCustomized ? TLSOptions.unsupportedByURLSession : nil)
+                               unsupportedSetting: tls.isCustomized ? TLSOptions.unsupportedByURLSession : nil,
+                               workQueue: workQueue)
         }
         self.init(core: core, engine: resolved, callbackQueue: callbackQueue)
     }
@@ -93,7 +103,8 @@ public final class Network: Sendable {
     ///
     /// - Parameters:
     ///   - request: What to send and how to read the answer.
-    ///   - callbackQueue: Where `progress` and `completion` run; defaults to the network's ``callbackQueue``.
+    ///   - callbackQueue: Where `progress` and `completion` run; defaults to the request's
+    ///     ``HPNetworkRequestMembers/finishingQueue`` if it chose one, else the network's ``callbackQueue``.
     ///   - progress: Called with download (and upload) progress: throttled to about 20 events a
     ///     second, never going backwards, the last one at 100% when the body is complete.
     ///     All progress events come before the completion.
@@ -107,7 +118,8 @@ public final class Network: Sendable {
         progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<R.Output, any Error>) -> Void
     ) -> NetworkTask {
-        core.schedule(request, target: .queue(callbackQueue ?? self.callbackQueue), progress: progress, completion: completion)
+        let queue = callbackQueue ?? request.chosenFinishingQueue ?? self.callbackQueue
+        return core.schedule(request, target: .queue(queue), progress: progress, completion: completion)
     }
 
     /// How failed requests of this network are retried, unless a request sets its own

@@ -15,6 +15,8 @@ import FoundationNetworking
 /// - `requestQueue.startQueue` (serial): starts asked for on the delegate queue, and heavy ones.
 /// - `workQueue` (concurrent): `validate` and `output(from:response:)` of large bodies (small
 ///   ones are processed on the delegate queue), and the interceptors.
+/// - `requestCodeQueue` (concurrent, targeting the caller's queue), only in a network made with
+///   ``Network/init(queue:)``: every callback request's `validate`, `output` and `convertError`.
 /// - `timerQueue` (serial): deadline timers.
 /// - a global queue: `URLSessionTask.cancel()`, which blocks on Linux.
 /// - the caller's callback queue: progress and completion handlers of the callback API.
@@ -24,6 +26,10 @@ final class NetworkCore: Sendable {
     let requestQueue: RequestQueue
     let delegateQueue: DispatchQueue
     let workQueue: DispatchQueue
+    /// Where every callback request's own response code (`validate`, `output`, `convertError`)
+    /// runs, whatever the body's size, in a network made with ``Network/init(queue:)``: a queue
+    /// of Courier's that targets the one given. `nil` (Courier's choice per body) otherwise.
+    let requestCodeQueue: DispatchQueue?
     let timerQueue: DispatchQueue
     /// Deadlines and retry backoffs of every transfer, on one timer (see ``TimerQueue``).
     let timers: TimerQueue
@@ -127,18 +133,20 @@ final class NetworkCore: Sendable {
     }
 
     /// A core over a URLSession made from `configuration`, whose one delegate feeds the registry.
-    convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int, unsupportedSetting: NetworkError? = nil) {
+    convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int, unsupportedSetting: NetworkError? = nil,
+                     workQueue: DispatchQueue? = nil) {
         let (configuration, cookies) = SessionCookies.takeOver(configuration)
         self.init(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
-                  unsupportedSetting: unsupportedSetting) { registry, delegateQueue in
+                  unsupportedSetting: unsupportedSetting, workQueue: workQueue) { registry, delegateQueue in
             URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry),
                        delegateQueue: BoundedDelegateQueue(underlying: delegateQueue))
         }
     }
 
     /// A core over the transport `makeTransport` builds around the registry and delegate queue.
+    /// `workQueue`, when given, is the queue the requests' own code runs on (see ``requestCodeQueue``).
     init(maximumConcurrentRequests: Int, sessionCookies: SessionCookies? = nil, unsupportedSetting: NetworkError? = nil,
-         makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
+         workQueue userQueue: DispatchQueue? = nil, makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
         self.sessionCookies = sessionCookies
         self.unsupportedSetting = unsupportedSetting
         delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)
@@ -146,6 +154,10 @@ final class NetworkCore: Sendable {
         timerQueue = DispatchQueue(label: "courier.timers", qos: .userInitiated)
         timers = TimerQueue(queue: timerQueue)
         workQueue = DispatchQueue(label: "courier.work", qos: .userInitiated, attributes: .concurrent)
+        // Ours, targeting theirs: the code runs on their queue (its threads, its QoS, its serial
+        // order if it is serial), and Courier never changes their queue. The interceptors stay on
+        // the work queue: blocking calls need them too, and may be made on the caller's queue.
+        requestCodeQueue = userQueue.map { DispatchQueue(label: "courier.request-code", attributes: .concurrent, target: $0) }
         delegateQueue.setSpecific(key: Self.internalQueueKey, value: "the session's delegate queue")
         delegateQueue.setSpecific(key: Self.delegateQueueKey, value: true)
         startQueue.setSpecific(key: Self.internalQueueKey, value: "Courier's start queue")

@@ -34,6 +34,10 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     private let baseRequest: Result<URLRequest, NetworkError>
     private let body: Body
     private let delivery: Delivery<Body.Output>
+    /// Where the request's own response code runs, if the network says (``NetworkCore/requestCodeQueue``).
+    /// Not for the blocking and async bridges: a blocking call made on that very queue would
+    /// otherwise wait for itself.
+    private let requestCodeQueue: DispatchQueue?
     /// How far a decoded body may inflate (``Network/decompressionLimit`` when it was scheduled).
     private let decompressionLimit: DecompressionLimit
 
@@ -52,6 +56,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         self.baseRequest = baseRequest
         self.body = body
         self.delivery = delivery
+        self.requestCodeQueue = delivery.isImmediate ? nil : core.requestCodeQueue
         self.decompressionLimit = core.decompressionLimit.withLock { $0 }
     }
 
@@ -241,7 +246,9 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
                 finish(ending, committing: commit)
             }
         case let .judge(size, judge):
-            if size <= AttemptOutcome<Body.Output>.inlineJudgingLimit {
+            if let requestCodeQueue {
+                requestCodeQueue.async { [self] in conclude(judge()) }
+            } else if size <= AttemptOutcome<Body.Output>.inlineJudgingLimit {
                 conclude(judge())
             } else {
                 core.workQueue.async { [self] in conclude(judge()) }
@@ -396,7 +403,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             core.observers.forEach { $0.didFail(error, context: context) }
             let body = self.body
             let delivery = self.delivery
-            body.abandon { delivery.complete(.failure(body.convert(error, response: response))) }
+            if let requestCodeQueue {
+                body.abandon { requestCodeQueue.async { delivery.complete(.failure(body.convert(error, response: response))) } }
+            } else {
+                body.abandon { delivery.complete(.failure(body.convert(error, response: response))) }
+            }
         case let .rejected(error):
             let delivery = self.delivery
             body.abandon { delivery.complete(.failure(error)) }

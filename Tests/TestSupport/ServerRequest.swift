@@ -1,30 +1,30 @@
 import Foundation
 
 /// One HTTP request as the test server received it.
-struct ServerRequest: Sendable {
-    let method: String
+package struct ServerRequest: Sendable {
+    package let method: String
     /// The request target's path, without the query, exactly as sent (not percent-decoded).
-    let path: String
+    package let path: String
     /// The raw query string without the leading "?", or nil when the target had no "?".
-    let query: String?
+    package let query: String?
     /// "HTTP/1.1" or "HTTP/1.0", as sent; needed to decide the keep-alive default.
-    let version: String
+    package let version: String
     /// Header fields as received, in order, duplicates kept.
-    let headers: [(name: String, value: String)]
+    package let headers: [(name: String, value: String)]
     /// The body: de-chunked for `Transfer-Encoding: chunked`, else `Content-Length` bytes, else empty.
-    let body: Data
+    package let body: Data
     /// For routes registered with `TestServer.spoolBodies(of:into:)`: the file the body was
     /// streamed to (then `body` is empty), so a huge upload does not sit in the test's memory.
-    var bodyFile: URL? = nil
+    package var bodyFile: URL? = nil
 
     /// Value of the first header named `name`, compared case-insensitively (header names are).
-    func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         let wanted = name.lowercased()
         return headers.first { $0.name.lowercased() == wanted }?.value
     }
 
     /// All values of the headers named `name`, in order.
-    func headerValues(_ name: String) -> [String] {
+    package func headerValues(_ name: String) -> [String] {
         let wanted = name.lowercased()
         return headers.filter { $0.name.lowercased() == wanted }.map(\.value)
     }
@@ -32,7 +32,7 @@ struct ServerRequest: Sendable {
     /// The query parsed into a dictionary, percent-decoded. The first occurrence of a key wins
     /// (like `header(_:)`); a key without "=" maps to "". "+" stays a literal "+", matching how
     /// URLComponents/URLQueryItem encode queries (they do not turn spaces into "+").
-    var queryItems: [String: String] {
+    package var queryItems: [String: String] {
         guard let query, !query.isEmpty else { return [:] }
         var items: [String: String] = [:]
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
@@ -49,7 +49,7 @@ struct ServerRequest: Sendable {
 
     /// True when the connection must close after this request: `Connection: close`, or
     /// HTTP/1.0 without `Connection: keep-alive` (1.0 defaults to close).
-    var wantsClose: Bool {
+    package var wantsClose: Bool {
         let tokens = headerValues("Connection")
             .flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -58,5 +58,5 @@ struct ServerRequest: Sendable {
         return false
     }
 
-    var isHead: Bool { method == "HEAD" }
+    package var isHead: Bool { method == "HEAD" }
 }

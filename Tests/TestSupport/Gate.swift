@@ -5,15 +5,15 @@ import Foundation
 ///
 /// Built on NSCondition rather than a semaphore because a semaphore wakes one waiter per
 /// signal, while a gate must release any number of waiters with a single `open()`.
-final class Gate: @unchecked Sendable {
+package final class Gate: @unchecked Sendable {
     // `condition` guards `opened`; @unchecked Sendable is sound because nothing else is mutable.
     private let condition = NSCondition()
     private var opened = false
 
-    init() {}
+    package init() {}
 
     /// Opens the gate and wakes every waiter. Calling it again does nothing.
-    func open() {
+    package func open() {
         condition.lock()
         opened = true
         condition.broadcast()
@@ -21,7 +21,7 @@ final class Gate: @unchecked Sendable {
     }
 
     /// Whether `open()` has been called.
-    var isOpen: Bool {
+    package var isOpen: Bool {
         condition.lock()
         defer { condition.unlock() }
         return opened
@@ -29,7 +29,7 @@ final class Gate: @unchecked Sendable {
 
     /// Waits until the gate is opened or `timeout` seconds pass; returns whether it was opened.
     @discardableResult
-    func wait(timeout: TimeInterval = 10) -> Bool {
+    package func wait(timeout: TimeInterval = 10) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }

@@ -13,31 +13,31 @@ import Foundation
 ///
 /// `TestServer` is a thin façade over `TestServerCore`; the threads retain only the core, so
 /// dropping the last `TestServer` reference runs `deinit`, which stops the server.
-final class TestServer: @unchecked Sendable {
-    typealias Handler = @Sendable (ServerRequest, ResponseWriter) throws -> Void
+package final class TestServer: @unchecked Sendable {
+    package typealias Handler = @Sendable (ServerRequest, ResponseWriter) throws -> Void
 
     private let core: TestServerCore
-    let port: Int
+    package let port: Int
 
     /// Binds 127.0.0.1 on an ephemeral port and starts accepting immediately.
-    init() throws {
+    package init() throws {
         core = try TestServerCore()
         port = core.port
     }
 
     deinit { core.stop() }
 
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    package var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// `url("/json?x=1")` → http://127.0.0.1:<port>/json?x=1
-    func url(_ pathAndQuery: String) -> URL {
+    package func url(_ pathAndQuery: String) -> URL {
         let suffix = pathAndQuery.hasPrefix("/") ? pathAndQuery : "/" + pathAndQuery
         return URL(string: "http://127.0.0.1:\(port)\(suffix)")!
     }
 
     /// Registers `handler` for an exact path (the query is ignored when matching); a later
     /// registration for the same path replaces it. Unknown paths get a 404.
-    func route(_ path: String, _ handler: @escaping Handler) {
+    package func route(_ path: String, _ handler: @escaping Handler) {
         core.setRoute(path, handler)
     }
 
@@ -45,29 +45,29 @@ final class TestServer: @unchecked Sendable {
     /// waits at most `timeout` seconds for the connection threads to exit. Idempotent.
     /// A handler blocked on an unopened Gate keeps its thread alive until the gate times out;
     /// stop() gives up on it after `timeout` (its socket is already shut down).
-    func stop(timeout: TimeInterval = 5) { core.stop(timeout: timeout) }
+    package func stop(timeout: TimeInterval = 5) { core.stop(timeout: timeout) }
 
     /// Streams the `Content-Length` bodies of requests to `path` into new files in `folder`
     /// (see `ServerRequest.bodyFile`) instead of memory, so tests of huge uploads measure only
     /// the client's memory.
-    func spoolBodies(of path: String, into folder: URL) { core.setSpool(path, folder) }
+    package func spoolBodies(of path: String, into folder: URL) { core.setSpool(path, folder) }
 
     /// Requests whose head was fully read.
-    var requestCount: Int { core.stats.requestCount }
+    package var requestCount: Int { core.stats.requestCount }
     /// Most requests in flight at once (head read → handler returned and response flushed).
-    var maxConcurrentRequests: Int { core.stats.maxConcurrent }
-    var currentConcurrentRequests: Int { core.stats.current }
+    package var maxConcurrentRequests: Int { core.stats.maxConcurrent }
+    package var currentConcurrentRequests: Int { core.stats.current }
     /// Total accepted connections.
-    var connectionCount: Int { core.stats.connectionCount }
+    package var connectionCount: Int { core.stats.connectionCount }
     /// Requests whose body was fully read, in arrival order (the last 10,000).
-    var receivedRequests: [ServerRequest] { core.receivedRequests }
+    package var receivedRequests: [ServerRequest] { core.receivedRequests }
     /// Zeroes the counters and the request log; the concurrency maximum restarts from the
     /// requests in flight right now.
-    func resetStatistics() { core.resetStatistics() }
+    package func resetStatistics() { core.resetStatistics() }
 
     /// A port on 127.0.0.1 where nothing listens, for "connection refused" tests. (Bound then
     /// released, so another process could in theory take it; on loopback in tests it does not.)
-    static func unusedPort() -> Int {
+    package static func unusedPort() -> Int {
         guard let fd = try? TestServerSocket.makeBoundSocket() else { return 1 }
         defer { _ = closeDescriptor(fd) }
         return (try? TestServerSocket.localPort(fd)) ?? 1
@@ -76,9 +76,9 @@ final class TestServer: @unchecked Sendable {
 
 // MARK: - Core
 
-struct TestServerError: Error, CustomStringConvertible {
-    let description: String
-    init(_ call: String, _ code: Int32 = errno) {
+package struct TestServerError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ call: String, _ code: Int32 = errno) {
         description = "\(call) failed: \(String(cString: strerror(code))) (errno \(code))"
     }
 }
@@ -555,7 +555,7 @@ private final class ByteReader {
 /// `close()` shuts the socket down at once (waking blocked calls) but the descriptor itself is
 /// closed only when no call is using it; otherwise a thread could find its number reused by a
 /// fresh socket and write into the wrong connection.
-final class TestServerSocket: @unchecked Sendable {
+package final class TestServerSocket: @unchecked Sendable {
     private let fd: Int32
     // `lock` guards the three vars; held only for bookkeeping, never across a blocking call.
     private let lock = NSLock()
@@ -563,14 +563,14 @@ final class TestServerSocket: @unchecked Sendable {
     private var closing = false
     private var closed = false
 
-    init(fd: Int32) { self.fd = fd }
+    package init(fd: Int32) { self.fd = fd }
 
     deinit {
         if !closed { _ = closeDescriptor(fd) }
     }
 
     /// Runs `body` with the descriptor, or returns nil once the socket is closing.
-    func withFD<T>(_ body: (Int32) -> T) -> T? {
+    package func withFD<T>(_ body: (Int32) -> T) -> T? {
         lock.lock()
         if closing {
             lock.unlock()
@@ -590,7 +590,7 @@ final class TestServerSocket: @unchecked Sendable {
     }
 
     /// shutdown(SHUT_RDWR) now, close() as soon as nobody uses the descriptor. Idempotent.
-    func close() {
+    package func close() {
         lock.lock()
         if closing {
             lock.unlock()
@@ -607,7 +607,7 @@ final class TestServerSocket: @unchecked Sendable {
     /// Graceful end of a connection: send FIN, then drain what the client still sends (briefly)
     /// before closing, so a final response (e.g. 431 while the client is still sending) is not
     /// destroyed by a reset caused by unread input.
-    func lingeringClose() {
+    package func lingeringClose() {
         _ = withFD { fd -> Void in
             _ = shutdown(fd, Int32(SHUT_WR))
             var timeout = timeval(tv_sec: 0, tv_usec: 500_000)
@@ -625,7 +625,7 @@ final class TestServerSocket: @unchecked Sendable {
     }
 
     /// recv() into `buffer`; bytes read, 0 on EOF, -1 on error or when closing.
-    func receive(into buffer: inout [UInt8]) -> Int {
+    package func receive(into buffer: inout [UInt8]) -> Int {
         let capacity = buffer.count
         return buffer.withUnsafeMutableBytes { raw in
             withFD { fd -> Int in
@@ -639,7 +639,7 @@ final class TestServerSocket: @unchecked Sendable {
     }
 
     /// Sends all of `data`; false if the peer has gone or the socket is closing.
-    func sendAll(_ data: Data) -> Bool {
+    package func sendAll(_ data: Data) -> Bool {
         if data.isEmpty { return true }
         return data.withUnsafeBytes { raw in
             withFD { fd -> Bool in
@@ -670,10 +670,10 @@ final class TestServerSocket: @unchecked Sendable {
     /// Belt and braces next to MSG_NOSIGNAL: a write to a dead peer must never kill the test
     /// process. Ignoring SIGPIPE process-wide is harmless in a test runner. A global `let` runs
     /// its initializer exactly once, thread-safely.
-    static func ignoreSIGPIPEOnce() { _ = sigpipeIgnored }
+    package static func ignoreSIGPIPEOnce() { _ = sigpipeIgnored }
 
     /// A socket bound to 127.0.0.1 on an ephemeral port, not yet listening.
-    static func makeBoundSocket() throws -> Int32 {
+    package static func makeBoundSocket() throws -> Int32 {
         let fd = socket(AF_INET, streamType, 0)
         guard fd >= 0 else { throw TestServerError("socket") }
         // Close-on-exec so child processes (curl via Process) never inherit server sockets,
@@ -701,7 +701,7 @@ final class TestServerSocket: @unchecked Sendable {
         return fd
     }
 
-    static func localPort(_ fd: Int32) throws -> Int {
+    package static func localPort(_ fd: Int32) throws -> Int {
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let result = withUnsafeMutablePointer(to: &address) {
@@ -711,7 +711,7 @@ final class TestServerSocket: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    static func configureAccepted(_ fd: Int32) {
+    package static func configureAccepted(_ fd: Int32) {
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         var yes: Int32 = 1
         // Small responses must not wait ~40 ms on Nagle + delayed ACK.

@@ -8,7 +8,7 @@ import Foundation
 /// exactly what they are given, for fault injection; after them the connection is kept alive
 /// only if the head announced a Content-Length and exactly that many body bytes were written,
 /// because otherwise the client cannot tell where the response ends.
-final class ResponseWriter: @unchecked Sendable {
+package final class ResponseWriter: @unchecked Sendable {
     private let socket: TestServerSocket
     private let isHeadRequest: Bool
     private let requestWantsClose: Bool
@@ -26,11 +26,11 @@ final class ResponseWriter: @unchecked Sendable {
     private var finished = false             // handler returned; ignore stray writes from now on
 
     /// Body chunk size for `serve`/`serveFile`: big enough to be fast, small enough to stream.
-    static let chunkSize = 64 * 1024
+    package static let chunkSize = 64 * 1024
     /// Fixed Last-Modified for served resources; If-Range may also carry this date.
-    static let lastModified = "Mon, 01 Jan 2024 00:00:00 GMT"
+    package static let lastModified = "Mon, 01 Jan 2024 00:00:00 GMT"
 
-    init(socket: TestServerSocket, isHeadRequest: Bool, requestWantsClose: Bool) {
+    package init(socket: TestServerSocket, isHeadRequest: Bool, requestWantsClose: Bool) {
         self.socket = socket
         self.isHeadRequest = isHeadRequest
         self.requestWantsClose = requestWantsClose
@@ -40,7 +40,7 @@ final class ResponseWriter: @unchecked Sendable {
 
     /// A complete response with Content-Length. `headers` override the defaults (matched
     /// case-insensitively), including Content-Length and Connection if a test wants to lie.
-    func respond(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+    package func respond(status: Int, headers: [String: String] = [:], body: Data = Data()) {
         // 1xx/204/304 carry no body, and 204 must not carry Content-Length.
         let bodyless = (100..<200).contains(status) || status == 204 || status == 304
         var fields: [(String, String)] = []
@@ -59,13 +59,13 @@ final class ResponseWriter: @unchecked Sendable {
         send(bytes, bodyCount: bodyCount)
     }
 
-    func respond(status: Int, headers: [String: String] = [:], text: String) {
+    package func respond(status: Int, headers: [String: String] = [:], text: String) {
         var merged = ["Content-Type": "text/plain; charset=utf-8"]
         merged.merge(headers) { _, given in given }
         respond(status: status, headers: merged, body: Data(text.utf8))
     }
 
-    func respond(json: String, status: Int = 200) {
+    package func respond(json: String, status: Int = 200) {
         respond(status: status, headers: ["Content-Type": "application/json"], body: Data(json.utf8))
     }
 
@@ -73,7 +73,7 @@ final class ResponseWriter: @unchecked Sendable {
 
     /// Writes the status line and `headers` exactly as given: no Content-Length or Connection is
     /// added. A 1xx head (other than 101) may precede the final one.
-    func writeHead(status: Int, headers: [(String, String)]) {
+    package func writeHead(status: Int, headers: [(String, String)]) {
         let informational = (100..<200).contains(status) && status != 101
         if !informational {
             guard beginFinalHead(status: status, headers: headers, bodyless: status == 204 || status == 304) else { return }
@@ -82,7 +82,7 @@ final class ResponseWriter: @unchecked Sendable {
     }
 
     /// Raw bytes to the socket. Returns silently (setting `peerHasGone`) if the peer has gone.
-    func write(_ data: Data) {
+    package func write(_ data: Data) {
         lock.lock()
         let counted = finalHeads > 0
         lock.unlock()
@@ -90,7 +90,7 @@ final class ResponseWriter: @unchecked Sendable {
     }
 
     /// True once a write failed (peer closed or reset, or the server is stopping).
-    var peerHasGone: Bool {
+    package var peerHasGone: Bool {
         lock.lock()
         defer { lock.unlock() }
         return peerGone
@@ -99,7 +99,7 @@ final class ResponseWriter: @unchecked Sendable {
     /// Closes the connection right after whatever was written, like a server dying mid-response
     /// (the client sees a FIN, or a reset if it had unread bytes in flight). The connection loop
     /// then ends.
-    func closeConnection() {
+    package func closeConnection() {
         lock.lock()
         closeRequested = true
         lock.unlock()
@@ -115,7 +115,7 @@ final class ResponseWriter: @unchecked Sendable {
     /// reaches it): `stop.wait` is called, and the response then ends unfinished. A client
     /// told to cancel at that offset then leaves exactly that many bytes, however slow the
     /// machine is, where pacing the server by the clock would let a slow client overshoot.
-    func serve(_ data: Data, etag: String, contentType: String = "application/octet-stream", request: ServerRequest,
+    package func serve(_ data: Data, etag: String, contentType: String = "application/octet-stream", request: ServerRequest,
                stop: (offset: Int, wait: () -> Void)? = nil) {
         serveRanged(length: data.count, etag: etag, contentType: contentType, request: request, stop: stop) { offset, count in
             let start = data.startIndex + offset
@@ -125,7 +125,7 @@ final class ResponseWriter: @unchecked Sendable {
 
     /// Like `serve`, streaming from a file so multi-hundred-MB bodies never sit in memory.
     /// A missing file gives 404.
-    func serveFile(at url: URL, etag: String, request: ServerRequest, contentType: String = "application/octet-stream") {
+    package func serveFile(at url: URL, etag: String, request: ServerRequest, contentType: String = "application/octet-stream") {
         guard let handle = try? FileHandle(forReadingFrom: url),
               let size = try? handle.seekToEnd() else {
             respond(status: 404, text: "no such file: \(url.path)")
@@ -236,7 +236,7 @@ final class ResponseWriter: @unchecked Sendable {
 
     /// Called by the connection loop after the handler returned (or threw). Sends a 500 if
     /// nothing was written, then reports whether the connection can serve another request.
-    func complete(handlerError: Error?) -> Bool {
+    package func complete(handlerError: Error?) -> Bool {
         lock.lock()
         let needs500 = !anythingWritten && !closeRequested && !peerGone
         lock.unlock()
@@ -295,14 +295,14 @@ final class ResponseWriter: @unchecked Sendable {
         }
     }
 
-    static func head(status: Int, headers: [(String, String)]) -> Data {
+    package static func head(status: Int, headers: [(String, String)]) -> Data {
         var text = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         text += "\r\n"
         return Data(text.utf8)
     }
 
-    static func reasonPhrase(_ status: Int) -> String {
+    package static func reasonPhrase(_ status: Int) -> String {
         switch status {
         case 100: return "Continue"
         case 101: return "Switching Protocols"
