@@ -20,8 +20,15 @@ let package = Package(
         .executableTarget(name: "CourierCLI", dependencies: ["Courier"], path: "Sources/CLI"),
         // Release-build benchmarks, run by scripts/bench; not a product.
         .executableTarget(name: "Benchmarks", dependencies: ["Courier"], path: "Sources/Benchmarks"),
+        // The loopback HTTP server the tests run against (TestServer, ResponseWriter,
+        // ServerRequest) and Gate, shared by the test targets. A plain target only because SwiftPM has no
+        // test-support kind: no product links it.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Depends on the executables so that `swift test` builds them for the end-to-end tests.
-        .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierCLI", "Benchmarks"]),
+        .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierCLI", "Benchmarks", "TestSupport"]),
+        // HPNetwork 2.x's README examples, as its users wrote them, compiled with `import Courier`
+        // alone (no @testable) and run against the loopback server (Docs/Migrating.md).
+        .testTarget(name: "HPNetworkExamplesTests", dependencies: ["Courier", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,10 +6,24 @@
 #include <stdio.h>
 #include <string.h>
 
+// The start of struct curl_version_info_data as libcurl lays it out: the fields of
+// CURLVERSION_FIRST (7.10), which every later libcurl keeps in place and extends after. Courier
+// asks for CURLVERSION_FIRST and reads nothing beyond `ssl_version`.
+struct curl_version_info_first {
+    int age;                  // CURLversion: which fields exist
+    const char *version;      // "7.88.1"
+    unsigned int version_num; // 0x075801
+    const char *host;
+    int features;             // CURL_VERSION_* bits
+    const char *ssl_version;  // "OpenSSL/3.0.17", or NULL
+};
+enum { CCURLVERSION_FIRST = 0 };
+
 // The libcurl entry points, as libcurl declares them (CURLcode and CURLMcode are C enums: int).
 static struct {
     int (*global_init)(long flags);
     char *(*version)(void);
+    const struct curl_version_info_first *(*version_info)(int stamp);
     const char *(*easy_strerror)(int code);
     ccurl_easy *(*easy_init)(void);
     void (*easy_cleanup)(ccurl_easy *);
@@ -39,6 +53,9 @@ struct ccurl_message {
         int result;
     } data;
 };
+
+// What curl_version_info said while loading; valid once the library is loaded.
+static ccurl_version_info_data loaded_info;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 // Why the library is not usable; emptied once it has loaded.
@@ -71,6 +88,23 @@ static void load_library(void) {
                  reason ? reason : "not found");
         return;
     }
+    // The version first: below the floor, say so rather than name whichever function is missing.
+    BIND(version_info, "curl_version_info");  // 7.10
+    const struct curl_version_info_first *info = curl.version_info(CCURLVERSION_FIRST);
+    if (info == NULL || info->version == NULL) {
+        snprintf(load_failure, sizeof load_failure, "curl_version_info gave no version");
+        return;
+    }
+    if (info->version_num < CCURL_MINIMUM_VERSION_NUM) {
+        snprintf(load_failure, sizeof load_failure,
+                 "libcurl %s is older than 7.68.0, the oldest the curl engine supports "
+                 "(it needs curl_multi_poll and curl_multi_wakeup)", info->version);
+        return;
+    }
+    loaded_info.version_num = info->version_num;
+    loaded_info.features = info->features;
+    loaded_info.version = info->version;
+    loaded_info.ssl_version = info->ssl_version;
     BIND(global_init, "curl_global_init");
     BIND(version, "curl_version");
     BIND(easy_strerror, "curl_easy_strerror");
@@ -105,6 +139,12 @@ int ccurl_load(char *reason, size_t reason_size) {
     return 1;
 }
 
+int ccurl_version_info(ccurl_version_info_data *info) {
+    if (ccurl_load(NULL, 0) != 0) return 1;
+    *info = loaded_info;
+    return 0;
+}
+
 const char *ccurl_version(void) { return curl.version(); }
 const char *ccurl_easy_strerror(int code) { return curl.easy_strerror(code); }
 
@@ -131,6 +171,9 @@ int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value) {
     return curl.easy_getinfo(easy, info, value);
 }
 int ccurl_easy_getinfo_pointer(ccurl_easy *easy, int info, void **value) {
+    return curl.easy_getinfo(easy, info, value);
+}
+int ccurl_easy_getinfo_offset(ccurl_easy *easy, int info, ccurl_off_t *value) {
     return curl.easy_getinfo(easy, info, value);
 }
 int ccurl_easy_pause(ccurl_easy *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }

@@ -44,10 +44,14 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case tlsFailed = 35
     /// Redirects went round in circles.
     case tooManyRedirects = 47
+    /// libcurl refused an option the curl engine set (curl's CURLE_UNKNOWN_OPTION): a libcurl
+    /// without something courier needs. `--engine urlsession` avoids it.
+    case libcurlRefusedOption = 48
     /// The server closed the connection without sending a single byte of reply.
     case emptyReply = 52
     /// The body is larger than `--max-filesize`, or (with `--json-output`, which holds it) larger
-    /// than the library's in-memory limit.
+    /// than the library's in-memory limit, or it passed one of the library's limits against
+    /// hostile replies (`NetworkError.limitExceeded`: a compressed body that inflates too far).
     case tooLarge = 63
     /// Any other network failure: the connection was reset while receiving, a TLS 1.3 server
     /// refused the client certificate after the handshake, a proxy refused the tunnel (`407`
@@ -65,6 +69,11 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case badCertificateAuthorities = 77
     /// The server's public key matches no `--pinnedpubkey`.
     case pinnedKeyMismatch = 90
+    /// libcurl's "a value grew larger than allowed" (`CURLE_TOO_LARGE`, libcurl 8.6.0 and later),
+    /// which it says of a response header line over 100 KiB where older libcurls say "out of
+    /// memory" (27), and from 8.14.0 of more than 5,000 header lines: curl exits 100 there, and so
+    /// does courier.
+    case valueTooLarge = 100
     /// Stopped by Ctrl-C (SIGINT) or SIGTERM.
     case interrupted = 130
 
@@ -91,11 +100,13 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .emptyReply: return "the server closed the connection without replying"
         case .tooLarge: return "body larger than --max-filesize, or too large to hold for --json-output"
         case .networkFailure: return "other network failure (e.g. connection reset, the proxy refused the tunnel, headers over 300 kB)"
+        case .libcurlRefusedOption: return "libcurl refused an option of the curl engine (--engine urlsession avoids it)"
         case .badClientCertificate: return "the client certificate or key (--cert, --key) cannot be used"
         case .badCertificate: return "server certificate not trusted"
         case .destinationExists: return nil
         case .badCertificateAuthorities: return "the --cacert file cannot be read"
         case .pinnedKeyMismatch: return "the server's public key does not match --pinnedpubkey"
+        case .valueTooLarge: return "a header line over 100 KiB (libcurl 8.6+; 27 before), or over 5,000 header lines (8.14+)"
         case .interrupted: return "interrupted (Ctrl-C or SIGTERM); downloads can be resumed"
         }
     }

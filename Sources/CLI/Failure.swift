@@ -66,6 +66,9 @@ struct Failure: Error, Equatable {
             let location = response.headers["Location"].map { Redaction.standard.redact(urlString: $0) } ?? "?"
             self.init(.failure, "redirect to unsupported scheme '\(scheme)' refused (HTTP \(response.statusCode), "
                 + "Location: \(location))" + place)
+        case let .limitExceeded(limit):
+            // curl's nearest: a body past --max-filesize.
+            self.init(.tooLarge, limit.description + place)
         case let .responseTooLarge(limit):
             self.init(.tooLarge, "the body is larger than \(Units.bytes(limit)), too much to hold in memory; stream it instead" + place)
         case let .encodingFailed(error):
@@ -79,6 +82,9 @@ struct Failure: Error, Equatable {
             // the tool cannot use, curl's "weird server reply".
             let type = response.headers["Content-Type"] ?? "none"
             self.init(.badResponse, "unexpected Content-Type \(type) (expected \(expected.joined(separator: " or ")))" + place)
+        case let .curlOptionRefused(option, libcurlVersion, urlError):
+            self.init(.libcurlRefusedOption, "libcurl \(libcurlVersion) refused \(option) (\(urlError.localizedDescription)); "
+                + "--engine urlsession avoids it" + place)
         default:
             // Cases the commands cannot meet (decoding, interceptors, deadlock guards) and any the
             // library adds later: the library's own one-line description.
@@ -113,7 +119,8 @@ struct Failure: Error, Equatable {
             // status curl gives for it: the curl engine keeps libcurl's code, which is curl's.
             // (URLSession on Linux runs libcurl too, but passes on only its message.)
             let code = error.curlCode.flatMap { ExitCode(rawValue: Int32($0)) }
-                ?? (error.localizedDescription == "Out of memory" ? .outOfMemory : .networkFailure)
+                ?? (error.localizedDescription == "Out of memory" ? .outOfMemory
+                    : error.localizedDescription == "A value or data field grew larger than allowed" ? .valueTooLarge : .networkFailure)
             if code == .outOfMemory {
                 self.init(code, "the reply from \(host) could not be read: libcurl says \"Out of memory\", "
                     + "as it does of a response header line longer than 100 KiB" + place)
@@ -127,8 +134,15 @@ struct Failure: Error, Equatable {
     /// for the heads libcurl 7.88 refuses for their size, whose codes are not 8 (measured with
     /// curl 7.88.1 against a raw loopback server): over 300 kB of header lines, "Too large
     /// response headers", is a receive error (56); one line over 100 KiB (a header, a reason
-    /// phrase) is "Out of memory" (27). The library keeps libcurl's message as the detail.
+    /// phrase) is "Out of memory" (27). The library reports both as `invalidResponse` and says
+    /// which limit was passed (``OversizedHead``), on both engines; libcurl's own words are the
+    /// fallback.
     static func exitCode(forInvalidResponse detail: String) -> ExitCode {
+        switch OversizedHead(message: detail) {
+        case .line?: return .outOfMemory
+        case .fields?: return .networkFailure
+        case nil: break
+        }
         if detail.contains("Too large response headers") { return .networkFailure }
         if detail.contains("Out of memory") { return .outOfMemory }
         return .badResponse

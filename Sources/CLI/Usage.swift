@@ -5,13 +5,16 @@ enum Usage {
     static let version = "courier \(CourierVersion.current)"
 
     /// `--version`: courier's version, the engine requests use here when `--engine` is not
-    /// given, and the libcurl the curl engine runs on (or why it cannot be loaded).
+    /// given, and the libcurl the curl engine runs on — its version line, then what it can do
+    /// (TLS library, HTTP/2, decoders, the options taken for its version) — or why it cannot be used.
     static var versionText: String {
         let engine = Network.Engine.automatic.resolved
         let name = OptionTable.engines.first { $0.value == engine }?.key ?? engine.rawValue
-        let libcurl = Network.Engine.curlVersion
-            ?? "libcurl cannot be loaded: \(Network.Engine.curlUnavailableReason ?? "unknown reason")"
-        return "\(version)\nengine: \(name)\n\(libcurl)"
+        guard let line = Network.Engine.curlVersion, let features = Network.Engine.curlFeatures else {
+            let reason = Network.Engine.curlUnavailableReason ?? "unknown reason"
+            return "\(version)\nengine: \(name)\nlibcurl cannot be loaded: \(reason); the curl engine is unavailable"
+        }
+        return "\(version)\nengine: \(name)\n\(line)\n\(features)"
     }
 
     /// Printed after a usage error, with the problem on the line before it.

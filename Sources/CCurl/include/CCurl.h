@@ -54,12 +54,21 @@ enum {
     CCURLOPT_PRIVATE = 10103,
     CCURLOPT_POSTFIELDSIZE_LARGE = 30120,
     CCURLOPT_CONNECTTIMEOUT_MS = 156,
+    CCURLOPT_HTTP_CONTENT_DECODING = 158,   // 7.16.2
+    CCURLOPT_PROTOCOLS = 181,              // a CURLPROTO_* bitmask; before 7.85.0 the only way
+    CCURLOPT_REDIR_PROTOCOLS = 182,
     CCURLOPT_XFERINFOFUNCTION = 20219,
     CCURLOPT_EXPECT_100_TIMEOUT_MS = 227,
     CCURLOPT_PINNEDPUBLICKEY = 10230,
     CCURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
-    CCURLOPT_PROTOCOLS_STR = 10318,
-    CCURLOPT_REDIR_PROTOCOLS_STR = 10319,
+    CCURLOPT_PROTOCOLS_STR = 10318,        // 7.85.0+: see ccurl_version_info and CurlFeatures
+    CCURLOPT_REDIR_PROTOCOLS_STR = 10319,  // 7.85.0+
+};
+
+// CURLPROTO_* bits for CCURLOPT_PROTOCOLS and CCURLOPT_REDIR_PROTOCOLS.
+enum {
+    CCURLPROTO_HTTP = 1 << 0,
+    CCURLPROTO_HTTPS = 1 << 1,
 };
 
 // CURLINFO values used (STRING 0x100000 + n, LONG 0x200000 + n, OFF_T 0x600000 + n).
@@ -68,6 +77,7 @@ enum {
     CCURLINFO_RESPONSE_CODE = 0x200002,
     CCURLINFO_PRIVATE = 0x100015,
     CCURLINFO_HTTP_CONNECTCODE = 0x200016,
+    CCURLINFO_SIZE_DOWNLOAD_T = 0x600008,   // 7.55.0
 };
 
 // CURLMoption values used.
@@ -108,15 +118,41 @@ enum {
     CCURLE_RECV_ERROR = 56,
     CCURLE_SSL_CERTPROBLEM = 58,
     CCURLE_PEER_FAILED_VERIFICATION = 60,
+    CCURLE_UNKNOWN_OPTION = 48,
     CCURLE_BAD_CONTENT_ENCODING = 61,
     CCURLE_SSL_CACERT_BADFILE = 77,
     CCURLE_SSL_PINNEDPUBKEYNOTMATCH = 90,
     CCURLE_PROXY = 97,
 };
 
-/// Opens libcurl (once; later calls return the first answer) and initialises it. Returns 0 on
-/// success; otherwise 1, with the reason written into `reason`.
+// curl_version_info_data.features bits Courier reads (CURL_VERSION_*).
+enum {
+    CCURL_VERSION_SSL = 1 << 2,
+    CCURL_VERSION_LIBZ = 1 << 3,      // gzip and deflate decoding
+    CCURL_VERSION_HTTP2 = 1 << 16,
+    CCURL_VERSION_BROTLI = 1 << 23,   // br decoding
+    CCURL_VERSION_ZSTD = 1 << 26,     // zstd decoding
+};
+
+/// The oldest libcurl the engine loads (LIBCURL_VERSION_NUM of 7.68.0): curl_multi_poll is
+/// 7.66.0 and curl_multi_wakeup 7.68.0, and the loop needs both.
+#define CCURL_MINIMUM_VERSION_NUM 0x074400
+
+/// What `curl_version_info` says about the loaded libcurl: the fields Courier reads.
+typedef struct {
+    unsigned int version_num;   // 0xXXYYZZ: 7.88.1 is 0x075801
+    int features;               // CCURL_VERSION_* bits
+    const char *version;        // "7.88.1"
+    const char *ssl_version;    // "OpenSSL/3.0.17", or NULL without TLS
+} ccurl_version_info_data;
+
+/// Opens libcurl (once; later calls return the first answer), checks that it is at least
+/// CCURL_MINIMUM_VERSION_NUM, and initialises it. Returns 0 on success; otherwise 1, with the
+/// reason written into `reason`.
 int ccurl_load(char *reason, size_t reason_size);
+/// Fills `info` from `curl_version_info`, read once while loading. Returns 0 on success, 1 when
+/// libcurl is not loaded (then `info` is untouched).
+int ccurl_version_info(ccurl_version_info_data *info);
 /// libcurl's version line ("libcurl/7.88.1 OpenSSL/3.0.x ..."); only after a successful load.
 const char *ccurl_version(void);
 /// A human-readable description of a CURLcode.
@@ -132,6 +168,7 @@ int ccurl_easy_setopt_data_callback(ccurl_easy *easy, int option, ccurl_data_cal
 int ccurl_easy_setopt_progress_callback(ccurl_easy *easy, int option, ccurl_progress_callback callback);
 int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value);
 int ccurl_easy_getinfo_pointer(ccurl_easy *easy, int info, void **value);
+int ccurl_easy_getinfo_offset(ccurl_easy *easy, int info, ccurl_off_t *value);
 int ccurl_easy_pause(ccurl_easy *easy, int bitmask);
 
 ccurl_multi *ccurl_multi_init(void);

@@ -30,10 +30,6 @@ struct Session: Sendable {
         let network = Self.network(settings, cookieStorage)
         self.network = network
         networks = Locked([network])
-        if settings.engine == .curl, network.engine != .curl, !settings.silent {
-            // The library's own fallback: worth a notice, not a failure.
-            console.message("the curl engine cannot be used (\(Network.Engine.curlUnavailableReason ?? "unknown reason")); using URLSession")
-        }
         // close(), not cancelAll(): a worker thread may be about to start its next transfer.
         self.interrupts = Interrupts.shared
         let networks = self.networks

@@ -16,7 +16,8 @@ import FoundationNetworking
 /// Hence two places: values are checked where Courier still has them as given (a request's
 /// `headers` and `authentication`, the Network's default headers), before `setValue` can drop
 /// them; and every attempt's final `URLRequest` (after the defaults and the interceptors) is
-/// checked as a whole in ``NetworkCore/finalize(_:)``. Errors name the header, never a value.
+/// checked as a whole in ``NetworkCore/finalize(_:)``, its method too (it goes into the request
+/// line as it is, so it must be a token). Errors name the header, never a value.
 enum HeaderValidation {
     /// Throws unless `name` is an RFC 9110 token and `value` has no control character but HTAB.
     static func check(name: String, value: String) throws(NetworkError) {
@@ -60,12 +61,25 @@ enum HeaderValidation {
     /// and `!#$%&'*+-.^_|~`.
     static func checkName(_ name: String) throws(NetworkError) {
         guard !name.isEmpty else { throw .invalidRequest("a header name is empty") }
-        let isToken = name.unicodeScalars.allSatisfy { scalar in
-            isASCIILetterOrDigit(scalar) || tokenSymbols.contains(scalar)
-        }
-        guard isToken else {
+        guard isToken(name) else {
             throw .invalidRequest("header name \(quoted(name)) is not a valid HTTP token (letters, digits and \(tokenSymbolList) only)")
         }
+    }
+
+    /// Throws unless `method` is a non-empty RFC 9110 token, as a method must be (§9.1).
+    ///
+    /// Measured on both engines: a method is written into the request line as it is, so
+    /// `"GET / HTTP/1.1\r\nX: y\r\n\r\nDELETE"` sends a request line, a header and a second
+    /// request of its own choosing (request smuggling); a space alone shifts the target.
+    static func checkMethod(_ method: String) throws(NetworkError) {
+        guard !method.isEmpty else { throw .invalidRequest("the method is empty") }
+        guard isToken(method) else {
+            throw .invalidRequest("the method \(quoted(method)) is not a valid HTTP token (letters, digits and \(tokenSymbolList) only)")
+        }
+    }
+
+    private static func isToken(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in isASCIILetterOrDigit(scalar) || tokenSymbols.contains(scalar) }
     }
 
     /// The symbols RFC 9110 §5.6.2 allows in a token besides letters and digits.

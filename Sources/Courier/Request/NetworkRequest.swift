@@ -23,9 +23,20 @@ import FoundationNetworking
 ///     }
 /// }
 /// ```
-public protocol NetworkRequest: Sendable {
+///
+/// Requests written for HPNetwork 2.x compile too: their members (`requestMethod`,
+/// `headerFields`, `httpBody`, `convertError(_:data:response:)`, `finishingQueue`) are the
+/// requirements of ``HPNetworkRequestMembers``, which the defaults below read
+/// (Docs/Migrating.md).
+public protocol NetworkRequest: HPNetworkRequestMembers, Sendable {
     /// The value a successful response is turned into.
-    associatedtype Output: Sendable
+    ///
+    /// It need not be `Sendable` (a generic `Output: Decodable`, or a class): Courier makes it on
+    /// one of its threads and *moves* it to the one completion, keeping no reference, so it is
+    /// never used from two threads at once; ``Network/response(for:progress:)`` returns one that
+    /// is not `Sendable` `sending`, for use in the calling actor. Only
+    /// ``Network/events(for:)``, whose stream may be read from any task, asks for `Sendable`.
+    associatedtype Output
 
     /// The URL to request. Throwing here fails the request with ``NetworkError/invalidURL(_:)``.
     func makeURL() throws -> URL
@@ -84,12 +95,12 @@ public protocol NetworkRequest: Sendable {
 }
 
 extension NetworkRequest {
-    /// Default: `GET`.
-    public var method: HTTPMethod { .get }
-    /// Default: no extra headers.
-    public var headers: [String: String] { [:] }
-    /// Default: no body.
-    public var body: RequestBody? { nil }
+    /// Default: `GET`, or the request's ``HPNetworkRequestMembers/requestMethod``.
+    public var method: HTTPMethod { requestMethod.httpMethod }
+    /// Default: no extra headers, or the request's ``HPNetworkRequestMembers/headerFields``.
+    public var headers: [String: String] { headerFields.headerDictionary }
+    /// Default: no body, or the request's ``HPNetworkRequestMembers/httpBody``.
+    public var body: RequestBody? { legacyBody }
     /// Default: no credentials.
     public var authentication: Authentication? { nil }
     /// Default: 60 seconds.
@@ -156,28 +167,19 @@ extension NetworkRequest {
         try ResponseValidation.check(response, statusCodes: acceptedStatusCodes, contentTypes: acceptedContentTypes)
     }
 
-    /// Default: the error itself.
+    /// Default: the error itself, or what the request's
+    /// ``HPNetworkRequestMembers/convertError(_:data:response:)`` makes of it.
     public func convertError(_ error: NetworkError, response: HTTPResponse?) -> any Error {
-        error
+        legacyConvertError(error, response: response)
     }
 }
 
-extension NetworkRequest where Output == Data {
-    /// The body bytes, untouched.
-    public func output(from body: Data, response: HTTPResponse) throws -> Data { body }
-}
-
-extension NetworkRequest where Output == String {
-    /// The body as UTF-8 text. A body that is not valid UTF-8 fails with
-    /// ``NetworkError/decodingFailed(_:_:)`` rather than being silently repaired.
-    public func output(from body: Data, response: HTTPResponse) throws -> String {
-        try ResponseDecoding.utf8String(body)
+extension NetworkRequest where Output: ResponseBodyConvertible {
+    /// The output the type makes of the body itself: the bytes for `Data`, UTF-8 text for
+    /// `String`, nothing for ``EmptyResponse`` (see ``ResponseBodyConvertible``).
+    public func output(from body: Data, response: HTTPResponse) throws -> Output {
+        try Output(responseBody: body, response: response)
     }
-}
-
-extension NetworkRequest where Output == EmptyResponse {
-    /// Accepts any body, including none (`204 No Content`).
-    public func output(from body: Data, response: HTTPResponse) throws -> EmptyResponse { EmptyResponse() }
 }
 
 /// A request whose output is decoded from a JSON body.

@@ -14,8 +14,13 @@ public struct HTTPResponse: Sendable, Hashable {
     public var headers: HTTPHeaders
     /// The URL that answered, after any redirects.
     public var url: URL?
-    /// The body bytes as received (already decoded from gzip if the server compressed them).
+    /// The body bytes as received: decoded from their `Content-Encoding` (gzip, ...) when the
+    /// request asked for a coding, as in-memory and streamed requests do by default; as sent
+    /// when it did not (a download asks for `identity`: see Docs/Security.md, "Decompression bombs").
     public var body: Data
+    /// Whether a content-coded body reaches Courier decoded: URLSession always decodes; the curl
+    /// engine only when the request asked for a coding. Set by the engine that made the value.
+    var decodesContent = true
 
     /// Creates a response value, e.g. for tests or a stub transport.
     public init(statusCode: Int, headers: HTTPHeaders = [:], url: URL? = nil, body: Data = Data()) {
@@ -50,7 +55,7 @@ extension HTTPResponse {
     /// Builds the value from what URLSession delivered.
     /// The body length the head announces, as the body arrives: `Content-Length`, or -1 when
     /// there is none (chunked, close-delimited), when it is not one clean number, or when the
-    /// body is content-encoded (it arrives decoded, so the announced length is not its length).
+    /// body is content-encoded and arrives decoded (the announced length is then not its length).
     ///
     /// ```swift
     /// network.stream(request, onResponse: { head in
@@ -58,7 +63,7 @@ extension HTTPResponse {
     /// }, onData: { _ in }, completion: { _ in })
     /// ```
     public var expectedContentLength: Int64 {
-        if isContentCoded { return -1 }
+        if arrivesDecoded { return -1 }
         guard let value = headers["Content-Length"], let length = Int64(value), length >= 0 else { return -1 }
         return length
     }

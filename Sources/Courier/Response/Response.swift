@@ -169,6 +169,12 @@ public struct RequestWithResponse<Base: NetworkRequest>: NetworkRequest {
     /// let types = GetFeed().withResponse().acceptedContentTypes   // GetFeed().acceptedContentTypes
     /// ```
     public var acceptedContentTypes: [String]? { base.acceptedContentTypes }
+    /// The base request's callback queue, if it chose one (HPNetwork's `finishingQueue`).
+    ///
+    /// ```swift
+    /// let queue = GetUser(id: 1).withResponse().finishingQueue   // GetUser(id: 1).finishingQueue
+    /// ```
+    public var finishingQueue: DispatchQueue { base.finishingQueue }
     /// The base request's `URLRequest`.
     ///
     /// ```swift

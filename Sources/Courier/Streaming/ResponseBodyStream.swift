@@ -59,11 +59,27 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
         AsyncIterator(consumer: consumer)
     }
 
+    /// The longest line ``lines`` accepts by default: 1 MiB.
+    public static let defaultMaximumLineLength = 1 << 20
+
     /// The body as lines of UTF-8 text (invalid sequences repaired), each without its ending:
     /// `\n` or `\r\n`. A last line without an ending counts too. Lines may be split across
-    /// chunks in any way; each is held whole until its end arrives.
+    /// chunks in any way; each is held whole until its end arrives, up to
+    /// ``defaultMaximumLineLength`` bytes (see ``lines(maximumLength:)``).
     public var lines: Lines {
-        Lines(base: self, endings: .lineFeed)
+        lines(maximumLength: Self.defaultMaximumLineLength)
+    }
+
+    /// The body as lines, as ``lines``, with a line held up to `maximumLength` bytes (its ending
+    /// not counted). A longer line — a server that sends no newline at all, say — ends the
+    /// sequence with ``NetworkError/limitExceeded(_:)`` (``LimitExceeded/Kind/lineLength``) and
+    /// ends the transfer, so no more bytes come; at most `maximumLength` bytes of it are held.
+    ///
+    /// ```swift
+    /// for try await line in body.lines(maximumLength: 16 << 20) { … }   // log lines up to 16 MiB
+    /// ```
+    public func lines(maximumLength: Int) -> Lines {
+        Lines(base: self, endings: .lineFeed, maximumLength: maximumLength, limitKind: .lineLength)
     }
 
     /// The lines of a ``ResponseBodyStream``.
@@ -73,6 +89,8 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
 
         let base: ResponseBodyStream
         let endings: LineSplitter.Endings
+        let maximumLength: Int
+        let limitKind: LimitExceeded.Kind
 
         /// Reads the lines; see ``ResponseBodyStream/lines``.
         public struct AsyncIterator: AsyncIteratorProtocol {
@@ -81,6 +99,8 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
             /// Lines cut from the last chunk and not returned yet.
             var ready: [Data] = []
             var nextReady = 0
+            /// A line past the limit in the last chunk: thrown once the lines before it are out.
+            var limitExceeded: NetworkError?
             var finished = false
 
             /// The next line, `nil` after the last one.
@@ -88,27 +108,49 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
                 try await nextLine().map { String(decoding: $0, as: UTF8.self) }
             }
 
-            /// The next line as bytes.
+            /// The next line as bytes. A line past the maximum length ends the transfer with
+            /// ``NetworkError/limitExceeded(_:)``, which this throws.
             mutating func nextLine() async throws -> Data? {
                 while true {
                     if nextReady < ready.count {
                         defer { nextReady += 1 }
                         return ready[nextReady]
                     }
+                    if let limitExceeded {
+                        self.limitExceeded = nil
+                        throw limitExceeded
+                    }
                     guard !finished else { return nil }
                     guard let chunk = try await chunks.next() else {
                         finished = true
                         return splitter.finish()
                     }
-                    ready = splitter.lines(in: chunk)
+                    let output = splitter.split(chunk)
+                    ready = output.lines
                     nextReady = 0
+                    if let limitExceeded = output.limitExceeded {
+                        // Ends the transfer now, so the bytes stop even while the lines before
+                        // the long one are still being read.
+                        finished = true
+                        self.limitExceeded = chunks.consumer.fail(with: limitExceeded)
+                    }
                 }
+            }
+
+            /// Ends the stream with `error` (the transfer first, so no more bytes come) and
+            /// returns it to throw; later calls return `nil`.
+            mutating func fail(with error: NetworkError) -> NetworkError {
+                finished = true
+                ready = []
+                limitExceeded = nil
+                return chunks.consumer.fail(with: error)
             }
         }
 
         /// Makes the iterator of the one pass over the lines.
         public func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(chunks: base.makeAsyncIterator(), splitter: LineSplitter(endings: endings))
+            AsyncIterator(chunks: base.makeAsyncIterator(),
+                          splitter: LineSplitter(endings: endings, maximumLength: maximumLength, limitKind: limitKind))
         }
     }
 }

@@ -11,15 +11,31 @@ import Foundation
 ///   `event`, `data` (appended, with `\n`), `id` (unless it holds NUL; kept across events) and
 ///   `retry` (digits only) are used, any other field is ignored;
 /// - an event the stream ends in the middle of is discarded.
+///
+/// What an event gathers before it is dispatched (its data and type) is held up to
+/// ``maximumEventSize`` bytes; past that the event is an error (``LimitExceeded/Kind/eventSize``),
+/// so a server that never sends the empty line cannot make the parser grow without bound.
+/// Comments are dropped as they come and hold nothing.
 struct ServerSentEventParser: Sendable {
+    /// The most bytes of data and type an event may gather.
+    let maximumEventSize: Int
     private var data = ""
     private var type = ""
     private var lastEventID = ""
     private var retry: Int?
     private var atStart = true
 
-    /// Reads one line (without its ending); returns the event it dispatches, if any.
-    mutating func consume(_ line: Substring) -> ServerSentEvent? {
+    init(maximumEventSize: Int = .max) {
+        self.maximumEventSize = max(0, maximumEventSize)
+    }
+
+    /// Bytes the event being gathered holds.
+    var pendingByteCount: Int { data.utf8.count + type.utf8.count }
+
+    /// Reads one line (without its ending); returns the event it dispatches, if any. Throws when
+    /// the event would grow past ``maximumEventSize``, without storing the line; the event
+    /// gathered so far is dropped.
+    mutating func consume(_ line: Substring) throws(NetworkError) -> ServerSentEvent? {
         var line = line
         if atStart {
             atStart = false
@@ -42,8 +58,10 @@ struct ServerSentEventParser: Sendable {
         }
         switch field {
         case "event":
+            try checkSize(adding: value.utf8.count - type.utf8.count)
             type = String(value)
         case "data":
+            try checkSize(adding: value.utf8.count + 1)
             data += value
             data += "\n"
         case "id":
@@ -56,6 +74,14 @@ struct ServerSentEventParser: Sendable {
             break
         }
         return nil
+    }
+
+    private mutating func checkSize(adding count: Int) throws(NetworkError) {
+        let size = pendingByteCount + count
+        guard size > maximumEventSize else { return }
+        data = ""
+        type = ""
+        throw .limitExceeded(LimitExceeded(kind: .eventSize, limit: Int64(maximumEventSize), received: Int64(size)))
     }
 
     private mutating func dispatch() -> ServerSentEvent? {
@@ -71,13 +97,39 @@ struct ServerSentEventParser: Sendable {
 }
 
 /// The bytes of an event stream in, events out: a ``LineSplitter`` (which also ends lines at a
-/// lone `\r`, as event streams do) feeding a ``ServerSentEventParser``.
+/// lone `\r`, as event streams do) feeding a ``ServerSentEventParser``, both held to the same
+/// maximum event size (a line is part of an event).
 struct ServerSentEventDecoder: Sendable {
-    private var splitter = LineSplitter(endings: .any)
-    private var parser = ServerSentEventParser()
+    private var splitter: LineSplitter
+    private var parser: ServerSentEventParser
 
-    /// The events `chunk` completes, in order.
-    mutating func events(in chunk: Data) -> [ServerSentEvent] {
-        splitter.lines(in: chunk).compactMap { parser.consume(Substring(String(decoding: $0, as: UTF8.self))) }
+    init(maximumEventSize: Int = .max) {
+        splitter = LineSplitter(endings: .any, maximumLength: maximumEventSize, limitKind: .eventSize)
+        parser = ServerSentEventParser(maximumEventSize: maximumEventSize)
+    }
+
+    /// Bytes held for the event being gathered and the line not ended yet.
+    var pendingByteCount: Int { splitter.pendingByteCount + parser.pendingByteCount }
+
+    /// The events `chunk` completes, in order, and the error that ends the stream when an event
+    /// (or a line of it) grows past the maximum size: the events dispatched before it come first.
+    mutating func decode(_ chunk: Data) -> (events: [ServerSentEvent], limitExceeded: NetworkError?) {
+        let output = splitter.split(chunk)
+        var events: [ServerSentEvent] = []
+        for line in output.lines {
+            do {
+                if let event = try parser.consume(Substring(String(decoding: line, as: UTF8.self))) { events.append(event) }
+            } catch {
+                return (events, error)
+            }
+        }
+        return (events, output.limitExceeded)
+    }
+
+    /// The events `chunk` completes; throws instead when an event passes the maximum size.
+    mutating func events(in chunk: Data) throws(NetworkError) -> [ServerSentEvent] {
+        let (events, limitExceeded) = decode(chunk)
+        if let limitExceeded { throw limitExceeded }
+        return events
     }
 }

@@ -57,6 +57,14 @@ final class StreamConsumer: Sendable {
         }
     }
 
+    /// The consumer gave up on the body (a line past its limit): ends the transfer with `error`,
+    /// so no more bytes are read, and returns the error to throw. Later calls return `nil`.
+    func fail(with error: NetworkError) -> NetworkError {
+        ended.withLock { $0 = true }
+        task.transfer.end(with: error)
+        return error
+    }
+
     private func nextEvent() async -> StreamBuffer.Event {
         let task = self.task
         return await withTaskCancellationHandler {

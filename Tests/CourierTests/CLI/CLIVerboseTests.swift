@@ -59,7 +59,7 @@ final class CLIVerboseTests: CLITestCase {
 
         let refused = try courier("-v", "http://u:secret@127.0.0.1:\(TestServer.unusedPort())/")
         XCTAssertEqual(refused.status, 7)
-        XCTAssertTrue(refused.stderrText.contains(" failed: Transport error"), refused.stderrText)
+        XCTAssertTrue(refused.stderrText.contains(" failed: Could not connect to 127.0.0.1:"), refused.stderrText)
         XCTAssertFalse(refused.stderrText.contains("secret"), refused.stderrText)
     }
 

@@ -32,6 +32,36 @@ final class ResponseHeadParserTests: XCTestCase {
         XCTAssertEqual(events.last, .pending)
     }
 
+    /// Whatever the libcurl underneath lets through (before 7.83.0 libcurl passes a NUL on).
+    func testANulByteInTheHeadIsMalformed() {
+        XCTAssertEqual(feed(["HTTP/1.1 200 OK\r\n", "X-A: a\u{0}b\r\n"]).last, .malformed("a header line contains a NUL byte"))
+        XCTAssertEqual(feed(["HTTP/1.1 200\u{0} OK\r\n"]).last, .malformed("a header line contains a NUL byte"))
+        XCTAssertEqual(feed(["HTTP/1.1 200 OK\r\n", "X-A: ab\r\n"]).last, .pending)
+    }
+
+    /// libcurl's 300 KiB limit on a head, whatever the libcurl (7.74 has none).
+    func testAHeadOver300KiBIsMalformed() {
+        var parser = ResponseHeadParser()
+        XCTAssertEqual(parser.consume(Array("HTTP/1.1 200 OK\r\n".utf8)), .pending)
+        let line = Array("X-Filler: \(String(repeating: "a", count: 1000))\r\n".utf8)
+        var event = ResponseHeadParser.Event.pending
+        var lines = 0
+        while event == .pending, lines < 1000 {
+            event = parser.consume(line)
+            lines += 1
+        }
+        guard case let .malformed(reason) = event else { return XCTFail("\(event) after \(lines) lines") }
+        XCTAssertTrue(reason.hasPrefix("Too large response headers: "), reason)
+        XCTAssertTrue(reason.hasSuffix(" > 307200"), reason)
+        XCTAssertEqual(lines, (ResponseHeadParser.maximumHeadBytes - 17) / line.count + 1)
+    }
+
+    func testAFoldedLineRightAfterTheStatusLineIsMalformed() {
+        XCTAssertEqual(feed(["HTTP/1.1 200 OK\r\n", " X-Folded: 1\r\n"]).last,
+                       .malformed("a header line starts with whitespace and no field precedes it"))
+        XCTAssertEqual(feed(["HTTP/1.1 200 OK\r\n", "X-A: 1\r\n", " more\r\n"]).last, .pending)
+    }
+
     func testLinesWithBareLineFeedsAndFoldedValues() {
         let events = feed(["HTTP/1.0 404 Not Found\n", "X-Long: first\n", " second\n", "\n"])
         guard case let .head(head) = events.last else { return XCTFail("\(events)") }

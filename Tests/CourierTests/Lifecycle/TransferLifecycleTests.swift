@@ -70,7 +70,8 @@ final class TransferLifecycleTests: XCTestCase {
         case let .end(ending):
             switch ending.outcome {
             case .success: return "end(success)"
-            case let .failure(error, _): return "end(\(error))"
+            case let .failure(.invalidURL(detail), _): return "end(invalidURL(\(detail.debugDescription)))"
+            case let .failure(error, _): return "end(\(error.caseName))"
             case .rejected: return "end(rejected)"
             }
         }

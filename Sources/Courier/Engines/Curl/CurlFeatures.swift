@@ -1,0 +1,109 @@
+import CCurl
+
+/// The libcurl under the curl engine: its version and what it can do, read once per process from
+/// `curl_version_info` (``Network/Engine/curlFeatures``).
+///
+/// The curl engine runs on every libcurl from ``minimumVersion`` (7.68.0) on. Where an option
+/// Courier uses is newer than the libcurl loaded, the engine takes the older option that does the
+/// same; this value says which path it takes, so that a log or `courier --version` can show it.
+/// Docs/Engines.md lists every option, info code and function with the version that introduced it.
+///
+/// ```swift
+/// if let curl = Network.Engine.curlFeatures {
+///     print(curl.version, curl.sslLibrary ?? "no TLS", curl.supportsHTTP2, curl.contentDecoders)
+/// }
+/// ```
+public struct CurlFeatures: Sendable, Hashable, CustomStringConvertible {
+    /// The oldest libcurl the curl engine runs on. It needs `curl_multi_poll` (7.66.0) and
+    /// `curl_multi_wakeup` (7.68.0); below it libcurl is not used at all, and a `Network` asked
+    /// for the curl engine uses URLSession (``Network/Engine/curlUnavailableReason`` says why).
+    public static let minimumVersion = versionString(minimumVersionNumber)
+
+    /// libcurl's version, e.g. `7.88.1` (from its version number, not from its version line).
+    public let version: String
+    /// `LIBCURL_VERSION_NUM`: `0xXXYYZZ`, so `0x075801` is 7.88.1. Compare numbers, not strings.
+    public let versionNumber: Int
+    /// The TLS library libcurl was built with, as libcurl names it (`OpenSSL/3.0.17`), or `nil`
+    /// for a libcurl without TLS (https requests then fail).
+    public let sslLibrary: String?
+    /// Whether this libcurl speaks HTTP/2 (built with nghttp2). libcurl then offers it to https
+    /// servers (ALPN) and uses it where the server agrees; plain http stays HTTP/1.1.
+    public let supportsHTTP2: Bool
+    /// The content codings this libcurl decodes: `gzip` and `deflate` (zlib), `br` (brotli),
+    /// `zstd`, as its feature bits say. In-memory bodies in these codings arrive decoded.
+    public let contentDecoders: [String]
+    /// The option the engine limits every transfer to http and https with:
+    /// `CURLOPT_PROTOCOLS_STR` from libcurl 7.85.0 on, the `CURLOPT_PROTOCOLS` bitmask before.
+    public let protocolsOption: String
+    /// Whether an easy handle carries one transfer after another (libcurl 8.1.0 and later).
+    /// Before 8.1.0 every transfer gets a new one: those versions can write a reply's folded
+    /// header line into the previous transfer's freed memory (curl issue #11101; Docs/Security.md).
+    public let reusesEasyHandles: Bool
+
+    /// Whether `CURLOPT_PROTOCOLS_STR` and `CURLOPT_REDIR_PROTOCOLS_STR` exist (7.85.0+).
+    let hasProtocolStringOptions: Bool
+
+    /// Decides everything from libcurl's version number and feature bits alone, so that each
+    /// version boundary can be checked without that libcurl (see the `…(versionNumber:)` rules).
+    init(versionNumber: Int, features: Int32, sslLibrary: String?) {
+        self.versionNumber = versionNumber
+        version = Self.versionString(versionNumber)
+        self.sslLibrary = sslLibrary
+        supportsHTTP2 = features & Int32(CCURL_VERSION_HTTP2) != 0
+        contentDecoders = Self.contentDecoders(features: features)
+        hasProtocolStringOptions = Self.hasProtocolStringOptions(versionNumber: versionNumber)
+        protocolsOption = hasProtocolStringOptions ? "CURLOPT_PROTOCOLS_STR" : "CURLOPT_PROTOCOLS"
+        reusesEasyHandles = Self.reusesEasyHandles(versionNumber: versionNumber)
+    }
+
+    /// One line: `libcurl 7.88.1: OpenSSL/3.0.17, HTTP/2 yes, decoders gzip deflate br zstd, …`.
+    public var description: String {
+        "libcurl \(version): TLS \(sslLibrary ?? "none"), HTTP/2 \(supportsHTTP2 ? "yes" : "no"), "
+            + "decoders \(contentDecoders.isEmpty ? "none" : contentDecoders.joined(separator: " ")), "
+            + "protocols option \(protocolsOption), "
+            + "easy handles \(reusesEasyHandles ? "reused" : "one per transfer (libcurl before 8.1.0)")"
+    }
+
+    // MARK: - The version rules
+
+    /// `LIBCURL_VERSION_NUM` of ``minimumVersion``.
+    static let minimumVersionNumber = Int(CCURL_MINIMUM_VERSION_NUM)
+
+    /// Whether the engine runs on this libcurl at all (the loader refuses older ones).
+    static func isSupported(versionNumber: Int) -> Bool {
+        versionNumber >= minimumVersionNumber
+    }
+
+    /// `CURLOPT_PROTOCOLS_STR` and `CURLOPT_REDIR_PROTOCOLS_STR` came with 7.85.0; older libcurls
+    /// refuse them as unknown options, and take the `CURLOPT_PROTOCOLS` bitmasks instead.
+    static func hasProtocolStringOptions(versionNumber: Int) -> Bool {
+        versionNumber >= 0x075500
+    }
+
+    /// Easy handles are reused from 8.1.0 on (see ``reusesEasyHandles``).
+    static func reusesEasyHandles(versionNumber: Int) -> Bool {
+        versionNumber >= 0x080100
+    }
+
+    /// `0x075801` → `7.88.1`.
+    static func versionString(_ number: Int) -> String {
+        "\(number >> 16 & 0xff).\(number >> 8 & 0xff).\(number & 0xff)"
+    }
+
+    /// The codings `CURLOPT_ACCEPT_ENCODING` = "" offers with these feature bits.
+    static func contentDecoders(features: Int32) -> [String] {
+        var decoders: [String] = []
+        if features & Int32(CCURL_VERSION_LIBZ) != 0 { decoders += ["gzip", "deflate"] }
+        if features & Int32(CCURL_VERSION_BROTLI) != 0 { decoders.append("br") }
+        if features & Int32(CCURL_VERSION_ZSTD) != 0 { decoders.append("zstd") }
+        return decoders
+    }
+
+    /// The loaded libcurl's, read once; `nil` where the curl engine is unavailable.
+    static let loaded: CurlFeatures? = {
+        var info = ccurl_version_info_data()
+        guard ccurl_version_info(&info) == 0 else { return nil }
+        return CurlFeatures(versionNumber: Int(info.version_num), features: info.features,
+                            sslLibrary: info.ssl_version.map { String(cString: $0) })
+    }()
+}

@@ -1,0 +1,211 @@
+import CCurl
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One thread per curl-engine `Network`, driving libcurl's multi interface.
+///
+/// Every libcurl call on the multi handle and its easy handles happens on this thread (libcurl
+/// allows one thread per handle at a time). Other threads hand work over through the inbox —
+/// start this task, cancel that one, unpause a third, stop — and wake the thread with
+/// `curl_multi_wakeup`, so `resume()`, `cancel()` and `resumeReceiving()` return at once,
+/// whatever the transfer is doing.
+///
+/// Transport events (head, body bytes, completion) are delivered right here, one at a time per
+/// task, with no hop to another queue: that hop would cost more than the small request it serves.
+/// Easy handles are reused (reset between transfers) where libcurl allows it
+/// (``CurlFeatures/reusesEasyHandles``), and the connections they open stay in the multi handle's
+/// cache either way, so consecutive requests to a server share a connection.
+final class CurlLoop: @unchecked Sendable {
+    // @unchecked: `multi`, `running` and `idle` are touched on the loop thread only; the inbox is
+    // behind its lock, and curl_multi_wakeup may be called from any thread.
+
+    private struct Inbox {
+        var starts: [CurlTask] = []
+        var cancels: [CurlTask] = []
+        /// Tasks paused by a refused chunk whose transfer has room again.
+        var unpauses: [CurlTask] = []
+        var stopping = false
+    }
+
+    private let multi: OpaquePointer
+    /// Whether finished easy handles are kept for the next transfer (libcurl 8.1.0+).
+    private let reusesEasyHandles: Bool
+    /// The multi option libcurl refused, if any: every transfer then fails with it, rather than
+    /// run without the limit it asked for.
+    private let refusedMultiOption: CurlTask.ConfigurationFailure?
+    private let inbox = Locked(Inbox())
+    /// Tasks whose easy handle is in the multi handle, by easy handle.
+    private var running: [OpaquePointer: CurlTask] = [:]
+    /// Easy handles of finished transfers, kept for reuse (always empty where libcurl cannot reuse them).
+    private var idle: [OpaquePointer] = []
+    private static let idleLimit = 64
+
+    /// The thread's name, for debuggers and profiles.
+    static let threadName = "courier.curl-loop"
+
+    /// Marks the loop threads, where a blocking call could never finish: a thread-specific value,
+    /// which every blocking call reads (cheaper than a thread dictionary).
+    private static let loopThreadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Starts the loop thread. `maximumConnectionsPerHost` is the configuration's limit;
+    /// `features` the loaded libcurl's.
+    init(maximumConnectionsPerHost: Int, features: CurlFeatures) {
+        multi = ccurl_multi_init()
+        reusesEasyHandles = features.reusesEasyHandles
+        var refused: CurlTask.ConfigurationFailure?
+        if maximumConnectionsPerHost > 0 {
+            let code = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), maximumConnectionsPerHost)
+            if code != 0 {
+                // A CURLMcode, not a CURLcode: reported as libcurl's "unknown option" with the real code in the text.
+                refused = CurlTask.ConfigurationFailure(code: Int32(CCURLE_UNKNOWN_OPTION),
+                                                        detail: "curl_multi_setopt failed with CURLMcode \(code)",
+                                                        option: "CURLMOPT_MAX_HOST_CONNECTIONS", libcurlVersion: CurlFeatures.loaded?.version)
+            }
+        }
+        refusedMultiOption = refused
+        let key = Self.loopThreadKey
+        let thread = Thread { [self] in
+            pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+            run()
+        }
+        thread.name = Self.threadName
+        thread.qualityOfService = .userInitiated
+        thread.start()
+    }
+
+    /// Whether the calling thread is a curl loop thread.
+    static var isCurrentThreadALoop: Bool {
+        pthread_getspecific(loopThreadKey) != nil
+    }
+
+    func start(_ task: CurlTask) {
+        inbox.withLock { $0.starts.append(task) }
+        _ = ccurl_multi_wakeup(multi)
+    }
+
+    func cancel(_ task: CurlTask) {
+        inbox.withLock { $0.cancels.append(task) }
+        _ = ccurl_multi_wakeup(multi)
+    }
+
+    /// Resumes a transfer its write callback paused (see ``CurlTask/write(_:)``).
+    func unpause(_ task: CurlTask) {
+        inbox.withLock { $0.unpauses.append(task) }
+        _ = ccurl_multi_wakeup(multi)
+    }
+
+    /// Ends the loop once its Network is gone and every transfer has ended: cancels whatever is
+    /// still running, frees the handles and lets the thread exit.
+    func stop() {
+        inbox.withLock { $0.stopping = true }
+        _ = ccurl_multi_wakeup(multi)
+    }
+
+    // MARK: - The loop thread
+
+    private func run() {
+        while true {
+            let work = inbox.withLock { inbox -> Inbox in
+                defer { inbox.starts.removeAll(); inbox.cancels.removeAll(); inbox.unpauses.removeAll() }
+                return inbox
+            }
+            for task in work.starts { add(task) }
+            for task in work.cancels { remove(task) }
+            for task in work.unpauses { unpause(running: task) }
+            if work.stopping { break }
+            var active: Int32 = 0
+            _ = ccurl_multi_perform(multi, &active)
+            collectFinished()
+            var ready: Int32 = 0
+            // libcurl shortens the wait to its own next timeout; a wakeup ends it at once.
+            _ = ccurl_multi_poll(multi, 1000, &ready)
+        }
+        for task in Array(running.values) { remove(task) }
+        for easy in idle { ccurl_easy_cleanup(easy) }
+        idle.removeAll()
+        _ = ccurl_multi_cleanup(multi)
+    }
+
+    private func add(_ task: CurlTask) {
+        guard !task.isFinished else { return }   // cancelled before it was started
+        begin(task)
+    }
+
+    /// Starts a transfer of `task`: its request, or `next`, a redirect it follows.
+    private func begin(_ task: CurlTask, next: URLRequest? = nil) {
+        if let refusedMultiOption {
+            task.finish(refusedMultiOption)
+            return
+        }
+        let easy: OpaquePointer
+        if let reused = idle.popLast() {
+            ccurl_easy_reset(reused)
+            easy = reused
+        } else {
+            guard let made = ccurl_easy_init() else {
+                task.finish(code: Int32(CCURLE_OUT_OF_MEMORY), detail: "libcurl could not make an easy handle")
+                return
+            }
+            easy = made
+        }
+        if let failure = task.configure(easy, for: next) {
+            recycle(easy)
+            task.finish(failure)
+            return
+        }
+        let added = ccurl_multi_add_handle(multi, easy)
+        guard added == 0 else {
+            // Never left waiting for a completion that cannot come.
+            ccurl_easy_cleanup(easy)
+            task.finish(code: Int32(CCURLE_OUT_OF_MEMORY), detail: "curl_multi_add_handle failed with CURLMcode \(added)")
+            return
+        }
+        running[easy] = task
+    }
+
+    /// A cancel: the handle leaves the multi handle at once, so not one more byte is read for it,
+    /// and its connection (half-read) is closed rather than reused.
+    private func remove(_ task: CurlTask) {
+        guard let easy = task.easy, running.removeValue(forKey: easy) != nil else {
+            task.markCancelled()
+            return
+        }
+        _ = ccurl_multi_remove_handle(multi, easy)
+        task.markCancelled()
+        // A handle removed mid-transfer is not reused: its connection state is unknown.
+        ccurl_easy_cleanup(easy)
+    }
+
+    /// Lets a paused transfer go on, unless it has ended (cancelled, or its handle reused). libcurl
+    /// delivers the chunk it kept within this call, and may be paused again by it.
+    private func unpause(running task: CurlTask) {
+        guard let easy = task.easy, running[easy] === task else { return }
+        _ = ccurl_easy_pause(easy, Int32(CCURLPAUSE_CONT))
+    }
+
+    private func collectFinished() {
+        var easy: OpaquePointer?
+        var result: Int32 = 0
+        while ccurl_multi_next_done(multi, &easy, &result) != 0 {
+            guard let easy, let task = running.removeValue(forKey: easy) else { continue }
+            _ = ccurl_multi_remove_handle(multi, easy)
+            let next = task.transferDidEnd(code: result)
+            recycle(easy)
+            if let next {
+                // A redirect Courier follows within the same task: the next request, on the same
+                // handle where it can be reused.
+                begin(task, next: next)
+            }
+        }
+    }
+
+    private func recycle(_ easy: OpaquePointer) {
+        if reusesEasyHandles, idle.count < Self.idleLimit { idle.append(easy) } else { ccurl_easy_cleanup(easy) }
+    }
+}

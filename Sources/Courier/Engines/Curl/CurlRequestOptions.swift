@@ -1,0 +1,175 @@
+import CCurl
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sets an easy handle up for one request: URL, method, headers, body, callbacks, limits, proxy, TLS.
+enum CurlRequestOptions {
+    /// Applies `request` to `easy`. `headers` holds the handle's header list (replaced here);
+    /// `context` is the task the callbacks receive; `decompresses` is the transfer's
+    /// ``Network/decompressesResponses``.
+    static func apply(_ request: URLRequest, upload: CurlTask.Upload, settings: CurlSettings, decompresses: Bool = true,
+                      to easy: OpaquePointer, headers: inout OpaquePointer?, context: UnsafeMutableRawPointer) throws {
+        // Every option's result is checked: the first one libcurl refuses ends the request,
+        // named (CurlOptionSetter.check, at the end).
+        var options = CurlOptionSetter(easy: easy)
+        func set(_ option: Int32, _ value: Int) { options.set(option, value) }
+        func set(_ option: Int32, _ value: String) { options.set(option, value) }
+        guard let url = request.url?.absoluteString else {
+            throw CurlTask.ConfigurationFailure(code: Int32(CCURLE_URL_MALFORMAT), detail: "the request has no URL")
+        }
+        set(Int32(CCURLOPT_URL), url)
+        set(Int32(CCURLOPT_NOSIGNAL), 1)   // no SIGALRM in a multi-threaded process
+        set(Int32(CCURLOPT_FOLLOWLOCATION), 0)
+        // http and https only, by the option this libcurl has (the string form is 7.85.0+).
+        if settings.features.hasProtocolStringOptions {
+            set(Int32(CCURLOPT_PROTOCOLS_STR), "http,https")
+            set(Int32(CCURLOPT_REDIR_PROTOCOLS_STR), "http,https")
+        } else {
+            set(Int32(CCURLOPT_PROTOCOLS), Int(CCURLPROTO_HTTP | CCURLPROTO_HTTPS))
+            set(Int32(CCURLOPT_REDIR_PROTOCOLS), Int(CCURLPROTO_HTTP | CCURLPROTO_HTTPS))
+        }
+        // Through a proxy an https request first opens a tunnel with `CONNECT`; without this,
+        // libcurl hands the proxy's reply (`200 Connection established`) to the header callback
+        // like any head, and it would be taken for the response. Set always: the proxy may come
+        // from the environment, unknown here. A refused tunnel still ends the transfer with an
+        // error, and CURLINFO_HTTP_CONNECTCODE keeps the proxy's status.
+        set(Int32(CCURLOPT_SUPPRESS_CONNECT_HEADERS), 1)
+
+        // Callbacks, all with the task as their context.
+        options.set(Int32(CCURLOPT_HEADERFUNCTION), curlHeaderCallback)
+        options.set(Int32(CCURLOPT_HEADERDATA), pointer: context)
+        options.set(Int32(CCURLOPT_WRITEFUNCTION), curlWriteCallback)
+        options.set(Int32(CCURLOPT_WRITEDATA), pointer: context)
+
+        // Method and body.
+        let method = request.httpMethod ?? "GET"
+        let bodyLength: Int64?
+        switch upload {
+        case .none: bodyLength = nil
+        case let .data(data): bodyLength = Int64(data.count)
+        case let .file(file):
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
+            guard let size else {
+                throw CurlTask.ConfigurationFailure(code: Int32(CCURLE_READ_ERROR), detail: "cannot read \(file.path)")
+            }
+            bodyLength = size
+        }
+        if method == "HEAD" {
+            set(Int32(CCURLOPT_NOBODY), 1)
+        } else if let bodyLength {
+            set(Int32(CCURLOPT_POST), 1)
+            options.set(Int32(CCURLOPT_POSTFIELDSIZE_LARGE), offset: bodyLength)
+            options.set(Int32(CCURLOPT_READFUNCTION), curlReadCallback)
+            options.set(Int32(CCURLOPT_READDATA), pointer: context)
+            set(Int32(CCURLOPT_NOPROGRESS), 0)
+            options.set(Int32(CCURLOPT_XFERINFOFUNCTION), curlProgressCallback)
+            options.set(Int32(CCURLOPT_XFERINFODATA), pointer: context)
+            if method != "POST" { set(Int32(CCURLOPT_CUSTOMREQUEST), method) }
+        } else if method == "GET" {
+            set(Int32(CCURLOPT_HTTPGET), 1)
+        } else {
+            set(Int32(CCURLOPT_CUSTOMREQUEST), method)
+        }
+
+        // Headers: the configuration's, then the request's (which win). Names compared in ASCII
+        // lower case: Foundation's case-insensitive compare was a visible part of a request's cost.
+        var fields = settings.additionalHeaders
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            if !fields.isEmpty {
+                let lowered = name.lowercased()
+                fields.removeAll { $0.name.lowercased() == lowered }
+            }
+            fields.append((name, value))
+        }
+        // Accept-Encoding goes through libcurl's own option, which also turns decoding on: libcurl
+        // then decodes every coding it supports, offered or not. None asked for: every encoding
+        // this libcurl supports (""). A request that asks for no coding (`identity`, as downloads
+        // do: see DownloadBody) gets the body as the server sent it, as curl without
+        // `--compressed` does: a server that compresses anyway cannot make a megabyte a gigabyte.
+        // Not decompressing at all (Network.decompressesResponses): the option stays unset, so
+        // libcurl offers nothing and decodes nothing, as curl without --compressed; a request's
+        // own Accept-Encoding is then an ordinary header.
+        if decompresses {
+            let encoding = fields.first { $0.name.lowercased() == "accept-encoding" }?.value ?? ""
+            fields.removeAll { $0.name.lowercased() == "accept-encoding" }
+            set(Int32(CCURLOPT_ACCEPT_ENCODING), encoding)
+            set(Int32(CCURLOPT_HTTP_CONTENT_DECODING), ContentCoding.asksForDecoding(encoding) ? 1 : 0)   // libcurl 7.16.2+
+        }
+        if bodyLength != nil, method != "HEAD", !fields.contains(where: { $0.name.lowercased() == "content-type" }) {
+            // A body sent without a media type (RequestBody.untypedFile) goes without one:
+            // CURLOPT_POST would otherwise label it application/x-www-form-urlencoded.
+            fields.append(("Content-Type", CurlRequestOptions.removedHeader))
+        }
+        // An empty `Expect:` stops libcurl waiting up to a second for a `100 Continue` that many
+        // servers never send.
+        fields.append(("Expect", ""))
+        if let old = headers { ccurl_slist_free_all(old) }
+        headers = nil
+        for (name, value) in fields {
+            // `Name;` is libcurl's way of sending a header with an empty value; `Name:` removes one.
+            let removed = value == removedHeader || (value.isEmpty && name.lowercased() == "expect")
+            let line = removed ? "\(name):" : value.isEmpty ? "\(name);" : "\(name): \(value)"
+            headers = line.withCString { ccurl_slist_append(headers, $0) }
+        }
+        options.set(Int32(CCURLOPT_HTTPHEADER), pointer: UnsafeRawPointer(headers))
+
+        // Limits. Courier's own deadline is the real timeout; these are backstops, with
+        // URLSession's meaning of the request's `timeoutInterval` (an idle timeout: no connection,
+        // or no data, for that long): connecting, and a connection that stalls (under 1 byte/s).
+        let idle = request.timeoutInterval
+        let connect = [settings.connectTimeout, idle].filter { $0.isFinite && $0 > 0 }.min()
+        if let connect { set(Int32(CCURLOPT_CONNECTTIMEOUT_MS), Int(min(connect, 86_400) * 1000)) }
+        if idle.isFinite, idle > 0 {
+            set(Int32(CCURLOPT_LOW_SPEED_LIMIT), 1)
+            set(Int32(CCURLOPT_LOW_SPEED_TIME), Int(min(idle.rounded(.up), 86_400)))
+        }
+
+        if let proxies = settings.proxies {
+            // An empty proxy turns libcurl's reading of the environment off.
+            let proxy = proxies.proxy(for: request.url)
+            set(Int32(CCURLOPT_PROXY), proxy?.host ?? "")
+            if let port = proxy?.port { set(Int32(CCURLOPT_PROXYPORT), port) }
+        }
+        settings.tls.apply(to: &options)
+        try options.check()
+    }
+}
+
+extension CurlRequestOptions {
+    /// Marks a field of the list that removes one of libcurl's own headers rather than sending a
+    /// value (no header value can hold a NUL: HeaderValidation refuses it).
+    static let removedHeader = "\u{0}removed"
+}
+
+// MARK: - The C callbacks
+
+// libcurl calls these on the loop thread with the task as context; the task outlives its handle's
+// time in the multi handle (the loop holds it), so an unretained reference is safe.
+
+private func task(_ context: UnsafeMutableRawPointer?) -> CurlTask {
+    Unmanaged<CurlTask>.fromOpaque(context!).takeUnretainedValue()
+}
+
+private let curlHeaderCallback: ccurl_data_callback = { buffer, size, count, context in
+    let length = size * count
+    let accepted = task(context).header(UnsafeRawBufferPointer(start: buffer, count: length))
+    return accepted ? length : 0
+}
+
+private let curlWriteCallback: ccurl_data_callback = { buffer, size, count, context in
+    let length = size * count
+    let accepted = task(context).write(UnsafeRawBufferPointer(start: buffer, count: length))
+    return accepted ? length : Int(CCURL_WRITEFUNC_PAUSE)
+}
+
+private let curlReadCallback: ccurl_data_callback = { buffer, size, count, context in
+    let length = size * count
+    return task(context).read(into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
+}
+
+private let curlProgressCallback: ccurl_progress_callback = { context, _, _, uploadTotal, uploaded in
+    task(context).progress(uploaded: uploaded, uploadTotal: uploadTotal)
+    return 0
+}

@@ -1,0 +1,34 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the curl engine takes from a `URLSessionConfiguration` (see Docs/Engines.md for the
+/// full list of what each engine honours; `connectionProxyDictionary` is read by ``CurlProxies``),
+/// plus its TLS options and the features of the libcurl it runs on. Cookies are ``SessionCookies``' business, on both engines.
+struct CurlSettings: Sendable {
+    /// `httpAdditionalHeaders`, sent with every request unless the request sets the same header.
+    let additionalHeaders: [(name: String, value: String)]
+    /// `timeoutIntervalForRequest`, used as the connect timeout.
+    let connectTimeout: TimeInterval
+    /// `httpMaximumConnectionsPerHost`.
+    let maximumConnectionsPerHost: Int
+    /// `connectionProxyDictionary`'s HTTP and HTTPS proxies; `nil` leaves libcurl to read the
+    /// environment's `http_proxy`, `https_proxy` and `no_proxy`.
+    let proxies: CurlProxies?
+    let tls: TLSOptions
+    /// The loaded libcurl's version and features, which decide the options the engine sets.
+    let features: CurlFeatures
+
+    init(configuration: URLSessionConfiguration, tls: TLSOptions, features: CurlFeatures) {
+        additionalHeaders = (configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value in
+            guard let name = key as? String else { return nil }
+            return (name, "\(value)")
+        }.sorted { $0.name < $1.name }
+        connectTimeout = configuration.timeoutIntervalForRequest
+        maximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
+        proxies = CurlProxies(configuration.connectionProxyDictionary)
+        self.tls = tls
+        self.features = features
+    }
+}

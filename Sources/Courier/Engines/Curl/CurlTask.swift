@@ -1,0 +1,296 @@
+import CCurl
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request on the curl engine: a ``TransportTask`` whose transfer runs on a ``CurlLoop``.
+///
+/// It turns libcurl's callbacks into the transfer events the URLSession path produces — the
+/// final response head, body chunks, bytes sent, completion — and follows the redirects the
+/// transfer agrees to, within the same task, as URLSession does. libcurl's own redirect
+/// following is off: every redirect is decided by Courier's ``RedirectPolicy``.
+final class CurlTask: TransportTask, @unchecked Sendable {
+    // @unchecked: everything but `finished` is touched on the loop thread only (configure,
+    // callbacks, transferDidEnd); `finished` is behind its lock.
+
+    enum Upload {
+        case none
+        case data(Data)
+        case file(URL)
+    }
+
+    private let transport: CurlTransport
+    private var request: URLRequest
+    /// The body to send; none once a redirect has turned the request into a GET.
+    private var upload: Upload
+
+    /// The easy handle while the task is in the multi handle (loop thread).
+    private(set) var easy: OpaquePointer?
+    private var headerList: OpaquePointer?
+    private var parser = ResponseHeadParser()
+    /// Where the current response redirects to, when the transfer follows it: its body is skipped.
+    private var redirect: URLRequest?
+    private var uploadOffset = 0
+    private var uploadFile: FileHandle?
+    /// The reason the current response was refused (a malformed head), reported at the end.
+    private var protocolFailure: String?
+    /// Whether libcurl decodes the current response's body, which is then content-coded: its
+    /// encoded bytes are counted for the transfer's ``DecompressionGuard``.
+    private var countsEncodedBytes = false
+    /// The transfer's ``Network/decompressesResponses``, read when the handle is set up: without
+    /// it libcurl neither offers a coding nor decodes one (CurlRequestOptions).
+    private var decompresses = true
+
+    private let finished = Locked(false)
+    /// libcurl's detailed message for a failure (CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes):
+    /// "transfer closed with 7 bytes remaining to read" says more than the code's own text.
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
+
+    init(transport: CurlTransport, request: URLRequest, upload: Upload) {
+        self.transport = transport
+        self.request = request
+        self.upload = upload
+        errorBuffer.initialize(repeating: 0, count: 256)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+    }
+
+    // MARK: - TransportTask
+
+    func resume() {
+        transport.loop.start(self)
+    }
+
+    /// Takes effect on the loop thread at once: the handle leaves the multi handle and nothing
+    /// more is read or delivered for it.
+    func cancel() {
+        transport.loop.cancel(self)
+    }
+
+    var hasCompleted: Bool { finished.withLock { $0 } }
+
+    /// libcurl can pause a transfer: a refused chunk makes the write callback return
+    /// `CURL_WRITEFUNC_PAUSE`, and libcurl keeps the chunk and stops reading the socket.
+    var canPauseReceiving: Bool { true }
+
+    /// Unpaused on the loop thread, where every call on the handle must be made; libcurl then
+    /// delivers the chunk it kept before reading on.
+    func resumeReceiving() {
+        transport.loop.unpause(self)
+    }
+
+    var isFinished: Bool { hasCompleted }
+
+    // MARK: - Loop thread: setting up
+
+    /// Why a transfer could not be set up: a `CURLcode` and what it means here. `option` names
+    /// the option libcurl refused (with `libcurlVersion`), when that is what happened.
+    struct ConfigurationFailure: Error {
+        let code: Int32
+        let detail: String
+        var option: String? = nil
+        var libcurlVersion: String? = nil
+    }
+
+    /// Sets the easy handle up for the current request (or `next`, a redirect being followed).
+    func configure(_ easy: OpaquePointer, for next: URLRequest? = nil) -> ConfigurationFailure? {
+        if let next {
+            // A redirect that turned the request into a GET (a POST after 301, 302 or 303) sends
+            // no body: the upload belongs to the request it replaced.
+            if next.httpBody == nil, ["GET", "HEAD"].contains(next.httpMethod ?? "GET"), request.httpMethod != next.httpMethod {
+                upload = .none
+            }
+            request = next
+        }
+        self.easy = easy
+        parser = ResponseHeadParser()
+        redirect = nil
+        protocolFailure = nil
+        countsEncodedBytes = false
+        errorBuffer[0] = 0
+        var options = CurlOptionSetter(easy: easy)
+        options.set(Int32(CCURLOPT_ERRORBUFFER), pointer: errorBuffer)
+        do {
+            try options.check()
+            decompresses = transport.registry.transfer(for: self)?.decompressesResponses ?? true
+            try CurlRequestOptions.apply(request, upload: upload, settings: transport.settings, decompresses: decompresses, to: easy,
+                                          headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
+            try openUpload()
+            return nil
+        } catch let failure as ConfigurationFailure {
+            return failure
+        } catch {
+            return ConfigurationFailure(code: Int32(CCURLE_READ_ERROR), detail: "\(error)")
+        }
+    }
+
+    private func openUpload() throws {
+        uploadOffset = 0
+        try? uploadFile?.close()
+        uploadFile = nil
+        guard request.httpMethod != "HEAD", case let .file(url) = upload else { return }
+        do {
+            uploadFile = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw ConfigurationFailure(code: Int32(CCURLE_READ_ERROR), detail: "cannot read \(url.path): \(error.localizedDescription)")
+        }
+    }
+
+    // MARK: - Loop thread: libcurl's callbacks
+
+    /// One header line of the response.
+    func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        switch parser.consume(line) {
+        case .pending:
+            return true
+        case let .malformed(reason):
+            protocolFailure = reason
+            return false   // libcurl ends the transfer with a write error; transferDidEnd reports the reason
+        case let .head(head):
+            didReceive(head)
+            return true
+        }
+    }
+
+    /// A final head. Handed on as Courier's own `HTTPResponse`, made straight from the parsed
+    /// fields: Foundation's `HTTPURLResponse` (with its header sanitising) cost more than a tenth
+    /// of a small request, so one is made only where an API needs it — a redirect.
+    private func didReceive(_ parsed: ResponseHeadParser.Head) {
+        guard let url = request.url else { return }
+        var head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(parsed.fields), url: url)
+        // The same choice CurlRequestOptions made for CURLOPT_HTTP_CONTENT_DECODING.
+        head.decodesContent = decompresses && ContentCoding.asksForDecoding(
+            ContentCoding.acceptEncoding(of: request, additionalHeaders: transport.settings.additionalHeaders))
+        countsEncodedBytes = head.arrivesDecoded
+        let transfer = transport.registry.transfer(for: self)
+        if (300...399).contains(parsed.statusCode), head.headers.contains("Location"),
+           let response = HTTPURLResponse(url: url, statusCode: parsed.statusCode, httpVersion: parsed.version,
+                                          headerFields: parsed.fieldDictionary),
+           let proposed = CurlRedirects.proposedRequest(after: response, to: request),
+           let next = transfer?.redirect(response, head: head, to: proposed, from: request) {
+            redirect = next
+            return
+        }
+        transfer?.didReceive(head: head)
+    }
+
+    /// Body bytes of the response: lent to the transfer for the call (libcurl reuses its buffer),
+    /// so that a body that copies them anyway makes the only copy.
+    /// Returns `false` when the transfer refused them (a stream with no room): the write
+    /// callback then pauses the transfer, and libcurl offers the same bytes again once
+    /// ``resumeReceiving()`` has unpaused it.
+    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard redirect == nil, parser.hasHead, !bytes.isEmpty,
+              let transfer = transport.registry.transfer(for: self) else { return true }
+        return transfer.didReceive(bytes: bytes, encodedBytes: countsEncodedBytes ? encodedBytesReceived() : nil) == .accepted
+    }
+
+    /// The body bytes libcurl has read off the wire for the current response, before decoding.
+    private func encodedBytesReceived() -> Int64? {
+        guard let easy else { return nil }
+        var count: ccurl_off_t = 0
+        guard ccurl_easy_getinfo_offset(easy, Int32(CCURLINFO_SIZE_DOWNLOAD_T), &count) == CCURLE_OK else { return nil }
+        return Int64(count)
+    }
+
+    /// Fills libcurl's buffer with the next bytes of the request body; 0 at the end.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        switch upload {
+        case .none:
+            return 0
+        case let .data(data):
+            let count = min(buffer.count, data.count - uploadOffset)
+            guard count > 0 else { return 0 }
+            data.withUnsafeBytes { bytes in
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[uploadOffset..<uploadOffset + count]))
+            }
+            uploadOffset += count
+            return count
+        case .file:
+            guard let uploadFile else { return 0 }
+            let count = systemRead(uploadFile.fileDescriptor, buffer.baseAddress, buffer.count)
+            return count < 0 ? Int(CCURL_READFUNC_ABORT) : count
+        }
+    }
+
+    /// Upload progress (only asked for when there is a body).
+    func progress(uploaded: Int64, uploadTotal: Int64) {
+        guard uploaded > 0 else { return }
+        transport.registry.transfer(for: self)?.didSend(totalBytesSent: uploaded, totalBytesExpectedToSend: uploadTotal)
+    }
+
+    // MARK: - Loop thread: the end
+
+    /// libcurl finished the transfer with `code`. Returns the request to follow when the response
+    /// was a redirect the transfer agreed to; otherwise the task is over and reports it.
+    func transferDidEnd(code: Int32) -> URLRequest? {
+        if code == CCURLE_OK, let next = redirect {
+            return next
+        }
+        if code == CCURLE_OK, !parser.hasHead {
+            // libcurl takes a reply that stops inside its head for a success; it is not one.
+            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server closed the connection before the end of the response head")
+        } else if let protocolFailure {
+            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: protocolFailure)
+        } else {
+            // A proxy that refused the tunnel: its status, which its suppressed reply head (see
+            // CurlRequestOptions) no longer shows. libcurl 7.88 ends such a transfer with 56,
+            // newer ones with 97 (CURLE_PROXY).
+            var connectStatus = 0
+            if code != CCURLE_OK, let easy {
+                _ = ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_HTTP_CONNECTCODE), &connectStatus)
+            }
+            finish(code: code, detail: errorBuffer[0] == 0 ? nil : String(cString: errorBuffer), connectStatus: connectStatus)
+        }
+        return nil
+    }
+
+    /// Ends the task with `code` and reports it to its transfer (or, if the transfer has ended
+    /// already, to the registry, which frees a slot kept for it).
+    func finish(code: Int32, detail: String?, connectStatus: Int = 0) {
+        guard markFinished() else { return }
+        let error = code == CCURLE_OK ? nil
+            : CurlError.urlError(code: code, url: request.url, detail: detail, connectStatus: connectStatus)
+        transport.registry.complete(self, error: error)
+    }
+
+    /// Ends the task with a transfer that could not be set up (nothing was sent).
+    func finish(_ failure: ConfigurationFailure) {
+        guard markFinished() else { return }
+        let error = CurlError.urlError(code: failure.code, url: request.url, detail: failure.detail,
+                                       refusedOption: failure.option, libcurlVersion: failure.libcurlVersion)
+        transport.registry.complete(self, error: error)
+    }
+
+    /// The task was cancelled: it is over, and no event follows.
+    func markCancelled() {
+        guard markFinished() else { return }
+        transport.registry.taskDidComplete(self)
+    }
+
+    private func markFinished() -> Bool {
+        let first = finished.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        if first {
+            easy = nil
+            if let headerList { ccurl_slist_free_all(headerList) }
+            headerList = nil
+            try? uploadFile?.close()
+            uploadFile = nil
+        }
+        return first
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+private let systemRead = Glibc.read
+#elseif canImport(Darwin)
+import Darwin
+private let systemRead = Darwin.read
+#endif

@@ -1,0 +1,45 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The curl engine: a ``Transport`` over libcurl's multi interface, driven by one ``CurlLoop``
+/// thread per `Network`. See Docs/Engines.md.
+final class CurlTransport: Transport {
+    let registry: TransferRegistry
+    let loop: CurlLoop
+    let settings: CurlSettings
+
+    /// Made only where libcurl has loaded. `features` stands in for the loaded libcurl's
+    /// (``CurlFeatures/loaded``) in tests that make the engine take another version's path.
+    init(configuration: URLSessionConfiguration, tls: TLSOptions, registry: TransferRegistry, features: CurlFeatures? = nil) {
+        self.registry = registry
+        // `loaded` is there whenever a curl transport is made (Engine.resolve checks); the
+        // fallback is the oldest libcurl's path, which is safe on any.
+        let features = features ?? CurlFeatures.loaded
+            ?? CurlFeatures(versionNumber: CurlFeatures.minimumVersionNumber, features: 0, sslLibrary: nil)
+        self.settings = CurlSettings(configuration: configuration, tls: tls, features: features)
+        self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost, features: features)
+    }
+
+    /// Sent as asked, as curl does.
+    var sendsGETBodies: Bool { true }
+
+    func makeDataTask(with request: URLRequest) -> any TransportTask {
+        CurlTask(transport: self, request: request, upload: request.httpBody.map { .data($0) } ?? .none)
+    }
+
+    func makeUploadTask(with request: URLRequest, fromFile file: URL) -> any TransportTask {
+        CurlTask(transport: self, request: request, upload: .file(file))
+    }
+
+    /// Takes effect at once on the loop thread: no delay, no blocking, no byte after it.
+    func cancel(_ task: any TransportTask) {
+        task.cancel()
+    }
+
+    func invalidate() {
+        loop.stop()
+    }
+
+}

@@ -1,0 +1,73 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A response head larger than libcurl reads, reported as ``NetworkError/invalidResponse(_:)``
+/// with a message that says so, on both engines (both read heads with libcurl).
+///
+/// libcurl refuses two things, measured with 7.88.1 (and curl's exit codes the same):
+/// - one line of the head (the status line, a reason phrase of 200 kB, a header of 1 MB) longer
+///   than 100 KiB (`CURL_MAX_HTTP_HEADER`): `CURLE_OUT_OF_MEMORY` (27), "Out of memory", no
+///   more said; FoundationNetworking passes it on as `URLError` -1 "Out of memory". Courier takes
+///   that error for an oversized line only while no head has arrived (a real out-of-memory then is
+///   unlikely; after the head it stays a transport error);
+/// - more than 300 KiB of header lines in all (100,000 short headers): `CURLE_RECV_ERROR` (56),
+///   "Too large response headers: 307212 > 307200"; `URLError` -1 with that message.
+///
+/// `package`: the `courier` tool exits with curl's code for each (27, 56), where any other reply
+/// that is not HTTP exits 8.
+package enum OversizedHead: Sendable, Equatable {
+    /// A line of the head longer than libcurl's 100 KiB.
+    case line
+    /// More header bytes than libcurl reads for one head.
+    case fields
+
+    /// libcurl's limit on one line of a head.
+    static let lineLimit = 100 << 10
+
+    private static let linePrefix = "the response head has a line longer than"
+    private static let fieldsPrefix = "the response head is larger than libcurl reads"
+
+    /// The error for an oversized line, when `error` is libcurl's "out of memory" and no head has
+    /// arrived yet; `nil` otherwise.
+    static func lineError(beforeHead error: URLError) -> NetworkError? {
+        let outOfMemory: Bool
+        if let code = error.curlCode {
+            // 27, CURLE_OUT_OF_MEMORY; 100, CURLE_TOO_LARGE, which libcurl 8.6 and later use.
+            outOfMemory = code == 27 || code == 100
+        } else {
+            let message = error.userInfo[NSLocalizedDescriptionKey] as? String
+            outOfMemory = error.code == .unknown && message == "Out of memory"
+        }
+        guard outOfMemory else { return nil }
+        return .invalidResponse("\(linePrefix) \(LimitExceeded.bytes(Int64(lineLimit))) (libcurl's limit for the status line or one header)")
+    }
+
+    /// The text of ``NetworkError/invalidResponse(_:)`` for libcurl's `message`, when it reports
+    /// more header bytes than it reads; `nil` for any other message.
+    static func fieldsMessage(libcurl message: String) -> String? {
+        guard message.contains("Too large response headers") else { return nil }
+        return "\(fieldsPrefix) (\(message))"
+    }
+
+    /// Which limit the text of an ``NetworkError/invalidResponse(_:)`` reports, if it reports one.
+    package init?(message: String) {
+        if message.hasPrefix(Self.linePrefix) {
+            self = .line
+        } else if message.hasPrefix(Self.fieldsPrefix) {
+            self = .fields
+        } else {
+            return nil
+        }
+    }
+}
+
+extension NetworkError {
+    /// For an ``invalidResponse(_:)`` about a response head larger than libcurl reads: which of
+    /// its limits. For the `courier` tool, which exits as curl does for each.
+    package var oversizedHead: OversizedHead? {
+        guard case let .invalidResponse(message) = self else { return nil }
+        return OversizedHead(message: message)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension HTTPResponse {
+    /// Whether the body travels content-coded: a `Content-Encoding` other than `identity`.
+    ///
+    /// Whether Courier receives it decoded is ``decodesContent``: URLSession always decodes
+    /// (it cannot be turned off); the curl engine decodes when the request asked for a coding
+    /// (in-memory and streamed bodies do by default) and otherwise hands the bytes on as they
+    /// came (`CURLOPT_HTTP_CONTENT_DECODING` 0, as curl without `--compressed`), which is what a
+    /// download asking for `identity` gets.
+    var isContentCoded: Bool {
+        guard let coding = headers["Content-Encoding"] else { return false }
+        let trimmed = coding.filter { $0 != " " && $0 != "\t" }
+        return !trimmed.isEmpty && trimmed.lowercased() != "identity"
+    }
+
+    /// Whether the body Courier receives is decoded from its coding (``isContentCoded``): so
+    /// that its bytes are not the ones `Content-Length` and `Content-Range` count.
+    var arrivesDecoded: Bool { isContentCoded && decodesContent }
+
+    /// How many body bytes Courier will receive, when the server said: its `Content-Length`,
+    /// unless the body arrives decoded (``arrivesDecoded``).
+    var receivedLength: Int64? {
+        let length = expectedContentLength
+        return length >= 0 ? length : nil
+    }
+}
+
+/// What an `Accept-Encoding` asks for, as the curl engine sets libcurl up from it.
+enum ContentCoding {
+    /// Whether a request with this `Accept-Encoding` value (`nil`: none set, so the engine offers
+    /// every coding it has) asks for a decoded body: any coding but `identity` with a weight
+    /// above 0, or `*`. `identity` alone (a download) asks for the bytes as stored.
+    static func asksForDecoding(_ acceptEncoding: String?) -> Bool {
+        guard let acceptEncoding else { return true }
+        let trimmed = acceptEncoding.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return true }   // libcurl's "" means every coding it supports
+        return trimmed.split(separator: ",").contains { item in
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let coding = parts.first, !coding.isEmpty, coding != "identity" else { return false }
+            let weight = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return weight > 0
+        }
+    }
+
+    /// The `Accept-Encoding` the curl engine sends for `request`: the request's own, else the
+    /// configuration's (``CurlSettings/additionalHeaders``); `nil` when neither sets one.
+    static func acceptEncoding(of request: URLRequest, additionalHeaders: [(name: String, value: String)]) -> String? {
+        if let own = request.value(forHTTPHeaderField: "Accept-Encoding") { return own }
+        return additionalHeaders.first { $0.name.caseInsensitiveCompare("Accept-Encoding") == .orderedSame }?.value
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// The two bridges every calling convention is built from. Each takes a `start` closure that
+/// schedules one transfer on the core with ``CallbackTarget/immediate`` delivery and returns its
+/// task, so the blocking and async variants of requests and downloads share one implementation.
+///
+/// `Output` need not be `Sendable`: the result is handed from the Courier thread that finishes
+/// the transfer to the one waiting caller, and nothing else keeps it.
+extension NetworkCore {
+    /// Blocks the calling thread until the transfer ends, or until `timeout` (then the transfer
+    /// is ended with ``NetworkError/timedOut``). See ``Network/scheduleSynchronously(_:timeout:progress:)``
+    /// for why this cannot deadlock.
+    func runBlocking<Output>(
+        timeout: TimeInterval?,
+        failure: (NetworkError) -> any Error,
+        start: (@escaping @Sendable (Result<Output, any Error>) -> Void) -> NetworkTask
+    ) -> Result<Output, any Error> {
+        if let reason = deadlockReason() {
+            return .failure(failure(.wouldDeadlock(reason)))
+        }
+        let outcome = BlockingResult<Output>()
+        let task = start { outcome.set($0) }
+        return outcome.wait(timeout: timeout) {
+            // The wait ran out: end the transfer; its (now failed) completion fills the outcome.
+            task.transfer.end(with: .timedOut)
+        }
+    }
+
+    /// Suspends until the transfer ends. Cancelling the calling `Task` cancels the transfer and
+    /// throws `CancellationError`.
+    func runAsync<Output>(
+        start: (@escaping @Sendable (Result<Output, any Error>) -> Void) -> NetworkTask
+    ) async throws -> Output {
+        try Task.checkCancellation()
+        let handle = CancellationHandle()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Output, any Error>, Never>) in
+                handle.attach(start { result in
+                    // Moved to the waiting task: the completion runs once and keeps nothing.
+                    nonisolated(unsafe) let result = result
+                    continuation.resume(returning: result)
+                })
+            }
+        } onCancel: {
+            handle.cancel()
+        }
+        if case .failure = result, Task.isCancelled { throw CancellationError() }
+        return try result.get()
+    }
+}
+
+/// A result handed from a Courier thread to a blocked caller.
+final class BlockingResult<Output>: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    /// Set once by the finishing thread, read once by the waiting one after it: the value
+    /// (which may not be `Sendable`) moves from one to the other under the lock, never shared.
+    private let result = Locked<Result<Output, any Error>?>(nil)
+
+    func set(_ value: Result<Output, any Error>) {
+        result.withLock { $0 = value }
+        semaphore.signal()
+    }
+
+    /// Waits for the result; if `timeout` passes first, runs `onTimeout` (which must lead to
+    /// ``set(_:)`` being called) and waits for that.
+    func wait(timeout: TimeInterval?, onTimeout: () -> Void) -> Result<Output, any Error> {
+        let deadline: DispatchTime = timeout.map { .now() + max(0, $0) } ?? .distantFuture
+        if semaphore.wait(timeout: deadline) == .timedOut {
+            onTimeout()
+            // Either onTimeout's failure or a result that won the race is being delivered now.
+            semaphore.wait()
+        }
+        // set(_:) stored a value before signalling.
+        return result.withLock { $0! }
+    }
+}
+
+/// Links a Swift `Task`'s cancellation to a ``NetworkTask`` that may not exist yet when the
+/// cancellation arrives.
+final class CancellationHandle: Sendable {
+    private let state = Locked<(task: NetworkTask?, cancelled: Bool)>((nil, false))
+
+    func attach(_ task: NetworkTask) {
+        let cancelled = state.withLock { state -> Bool in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    func cancel() {
+        let task = state.withLock { state -> NetworkTask? in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
+    }
+}

@@ -1,0 +1,269 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The engine behind a ``Network``: one long-lived URLSession (or a stub transport), its delegate queue, the request
+/// queue and the registry of transfers. Every calling convention ends up in ``schedule(_:target:progress:completion:)``.
+///
+/// Queues, and what runs on each:
+/// - `delegateQueue` (serial): every URLSession delegate callback, and the validation and
+///   decoding of small bodies. Nothing here may block or wait for URLSession, but a stream
+///   waiting for its consumer to make room (``StreamBody``; released by any end of its transfer).
+/// - the caller's thread (or the one that freed a slot): creating and resuming transport tasks
+///   when a slot is free, never on the delegate queue.
+/// - `requestQueue.startQueue` (serial): starts asked for on the delegate queue, and heavy ones.
+/// - `workQueue` (concurrent): `validate` and `output(from:response:)` of large bodies (small
+///   ones are processed on the delegate queue), and the interceptors.
+/// - `requestCodeQueue` (concurrent, targeting the caller's queue), only in a network made with
+///   ``Network/init(queue:)``: every callback request's `validate`, `output` and `convertError`.
+/// - `timerQueue` (serial): deadline timers.
+/// - a global queue: `URLSessionTask.cancel()`, which blocks on Linux.
+/// - the caller's callback queue: progress and completion handlers of the callback API.
+final class NetworkCore: Sendable {
+    let transport: any Transport
+    let registry = TransferRegistry()
+    let requestQueue: RequestQueue
+    let delegateQueue: DispatchQueue
+    let workQueue: DispatchQueue
+    /// Where every callback request's own response code (`validate`, `output`, `convertError`)
+    /// runs, whatever the body's size, in a network made with ``Network/init(queue:)``: a queue
+    /// of Courier's that targets the one given. `nil` (Courier's choice per body) otherwise.
+    let requestCodeQueue: DispatchQueue?
+    let timerQueue: DispatchQueue
+    /// Deadlines and retry backoffs of every transfer, on one timer (see ``TimerQueue``).
+    let timers: TimerQueue
+
+    /// Marks Courier's internal serial queues, where a blocking call could never finish.
+    static let internalQueueKey = DispatchSpecificKey<String>()
+    /// Marks the delegate queue, which must never wait for URLSession's own thread.
+    static let delegateQueueKey = DispatchSpecificKey<Bool>()
+
+    private let isShuttingDown = Locked(false)
+    private let transferIDs = Locked<UInt64>(0)
+
+    // Run-time settings, each changeable from any thread; see the matching `Network` properties.
+    let retryPolicy = Locked(RetryPolicy())
+    let defaults = Locked(NetworkDefaults())
+    let interceptors = Locked<[any RequestInterceptor]>([])
+    let observerList = Locked<[any NetworkObserver]>([])
+    let maximumResponseSize = Locked<Int64>(100 << 20)
+    let decompressionLimit = Locked(DecompressionLimit.standard)
+    let maximumRedirects = Locked(10)
+    /// A setting the engine cannot honour (say, TLS options on URLSession): every request fails
+    /// with this error rather than run without it.
+    let unsupportedSetting: NetworkError?
+    let coders = Locked(SharedCoders(encoder: JSONEncoder(), decoder: JSONDecoder()))
+    /// ``Network/userAgent``, ``Network/followsRedirects``, ``Network/decompressesResponses``.
+    let userAgent: Locked<String?>
+    let followsRedirects = Locked(true)
+    let decompressesResponses = Locked(true)
+    /// The cookies Courier puts on each attempt and redirect itself, where URLSession would
+    /// choose them wrongly (see ``SessionCookies``); `nil` when URLSession does it.
+    let sessionCookies: SessionCookies?
+
+    var observers: [any NetworkObserver] { observerList.withLock { $0 } }
+
+    func nextTransferID() -> UInt64 {
+        transferIDs.withLock { id in
+            id += 1
+            return id
+        }
+    }
+
+    /// Builds the request and completes it with the defaults; the URL must then be absolute
+    /// http(s), and the timeout meaningful.
+    func prepare<R: NetworkRequest>(_ request: R) -> Result<URLRequest, NetworkError> {
+        do {
+            try RequestTimeout.check(request.timeout)
+            var urlRequest = try request.makeURLRequest()
+            try defaults.withLock { $0 }.apply(to: &urlRequest)
+            if urlRequest.value(forHTTPHeaderField: "User-Agent") == nil, let agent = userAgent.withLock({ $0 }) {
+                urlRequest.setValue(agent, forHTTPHeaderField: "User-Agent")
+            }
+            if let unsupportedSetting { throw unsupportedSetting }
+            guard let url = urlRequest.url else { throw NetworkError.invalidURL("the request has no URL") }
+            try URLValidation.check(url)
+            return .success(urlRequest)
+        } catch {
+            // `makeURLRequest` reports its own problems as NetworkErrors; anything else thrown
+            // while building the request means it has no usable URL.
+            return .failure(error as? NetworkError ?? .invalidURL(String(describing: error)))
+        }
+    }
+
+    /// Runs the interceptors' `adapt`, off the caller's thread when there are any, and then
+    /// ``finalize(_:)``: every attempt's request passes here last before it is queued.
+    func adapt(_ request: URLRequest, context: RequestContext,
+               completion: @escaping @Sendable (Result<URLRequest, NetworkError>) -> Void) {
+        let chain = InterceptorChain(interceptors: interceptors.withLock { $0 })
+        guard !chain.interceptors.isEmpty else { return completion(Self.finalize(request)) }
+        workQueue.async {
+            chain.adapt(request, context: context) { completion($0.flatMap(Self.finalize)) }
+        }
+    }
+
+    /// The last check of an attempt's request, after the defaults and the interceptors, whoever
+    /// built it (an overridden `makeURLRequest` too): the method must be a token and every header
+    /// field safe to send (``HeaderValidation``), and the timeout one FoundationNetworking can
+    /// take (``RequestTimeout``).
+    static func finalize(_ request: URLRequest) -> Result<URLRequest, NetworkError> {
+        var request = request
+        do throws(NetworkError) {
+            try HeaderValidation.checkMethod(request.httpMethod ?? "GET")
+            try HeaderValidation.check(request)
+        } catch {
+            return .failure(error)
+        }
+        RequestTimeout.clamp(&request)
+        return .success(request)
+    }
+
+    /// Asks the interceptors, then `policy`, how long to wait before another attempt (`nil`: none).
+    func retryDelay(for request: URLRequest, error: NetworkError, response: HTTPResponse?, context: RequestContext,
+                    policy: RetryPolicy, completion: @escaping @Sendable (TimeInterval?) -> Void) {
+        let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
+        let byPolicy: @Sendable () -> TimeInterval? = { policy.delay(afterAttempt: context.attempt, method: method, error: error) }
+        let chain = InterceptorChain(interceptors: interceptors.withLock { $0 })
+        guard !chain.interceptors.isEmpty else { return completion(byPolicy()) }
+        workQueue.async {
+            chain.retry(request, error: error, response: response, context: context) { decision in
+                let allowed = context.attempt < RetryPolicy.absoluteAttemptLimit
+                switch decision {
+                case .retry: completion(allowed ? 0 : nil)
+                case let .retryAfter(delay): completion(allowed ? max(0, delay) : nil)
+                case .doNotRetry: completion(nil)
+                case .useDefault: completion(byPolicy())
+                }
+            }
+        }
+    }
+
+    /// A core over a URLSession made from `configuration`, whose one delegate feeds the registry.
+    convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int, unsupportedSetting: NetworkError? = nil,
+                     workQueue: DispatchQueue? = nil) {
+        let (configuration, cookies) = SessionCookies.takeOver(configuration)
+        self.init(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
+                  unsupportedSetting: unsupportedSetting, workQueue: workQueue) { registry, delegateQueue in
+            URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry),
+                       delegateQueue: BoundedDelegateQueue(underlying: delegateQueue))
+        }
+    }
+
+    /// A core over the transport `makeTransport` builds around the registry and delegate queue.
+    /// `workQueue`, when given, is the queue the requests' own code runs on (see ``requestCodeQueue``).
+    init(maximumConcurrentRequests: Int, sessionCookies: SessionCookies? = nil, unsupportedSetting: NetworkError? = nil,
+         workQueue userQueue: DispatchQueue? = nil, makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
+        self.sessionCookies = sessionCookies
+        self.unsupportedSetting = unsupportedSetting
+        delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)
+        let startQueue = DispatchQueue(label: "courier.start", qos: .userInitiated)
+        timerQueue = DispatchQueue(label: "courier.timers", qos: .userInitiated)
+        timers = TimerQueue(queue: timerQueue)
+        workQueue = DispatchQueue(label: "courier.work", qos: .userInitiated, attributes: .concurrent)
+        // Ours, targeting theirs: the code runs on their queue (its threads, its QoS, its serial
+        // order if it is serial), and Courier never changes their queue. The interceptors stay on
+        // the work queue: blocking calls need them too, and may be made on the caller's queue.
+        requestCodeQueue = userQueue.map { DispatchQueue(label: "courier.request-code", attributes: .concurrent, target: $0) }
+        delegateQueue.setSpecific(key: Self.internalQueueKey, value: "the session's delegate queue")
+        delegateQueue.setSpecific(key: Self.delegateQueueKey, value: true)
+        startQueue.setSpecific(key: Self.internalQueueKey, value: "Courier's start queue")
+        timerQueue.setSpecific(key: Self.internalQueueKey, value: "Courier's timer queue")
+        requestQueue = RequestQueue(limit: maximumConcurrentRequests, startQueue: startQueue)
+        transport = makeTransport(registry, delegateQueue)
+        userAgent = Locked(Self.configuredUserAgent(of: transport) ?? CourierVersion.userAgent)
+    }
+
+    /// The `User-Agent` the transport's configuration sends with every request
+    /// (`httpAdditionalHeaders`), which is then the network's default.
+    private static func configuredUserAgent(of transport: any Transport) -> String? {
+        let headers: [(name: String, value: String)]
+        if let curl = transport as? CurlTransport {
+            headers = curl.settings.additionalHeaders
+        } else if let session = transport as? URLSession {
+            headers = (session.configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value in
+                (key as? String).map { ($0, "\(value)") }
+            }
+        } else {
+            headers = []
+        }
+        return headers.first { $0.name.caseInsensitiveCompare("User-Agent") == .orderedSame }?.value
+    }
+
+    /// Creates the transfer for `request`, its body collected in memory, and queues it.
+    func schedule<R: NetworkRequest>(
+        _ request: R, target: CallbackTarget, progress: (@Sendable (TransferProgress) -> Void)?,
+        completion: @escaping @Sendable (Result<R.Output, any Error>) -> Void
+    ) -> NetworkTask {
+        let request = withCoders(request)
+        let body = MemoryBody(request: request, sizeLimit: maximumResponseSize.withLock { $0 })
+        return submit(Transfer(core: self, request: request, baseRequest: prepare(request), body: body,
+                               delivery: Delivery(target: target, progress: progress, completion: completion)))
+    }
+
+    /// `request` with this network's JSON coders bound while its own code runs (see ``SharedCoders``).
+    /// The coders are taken now: a change to them applies to requests scheduled afterwards.
+    func withCoders<R: NetworkRequest>(_ request: R) -> CodingScopedRequest<R> {
+        CodingScopedRequest(base: request, coders: coders.withLock { $0 })
+    }
+
+    /// Registers a transfer and sets its first attempt going.
+    func submit(_ transfer: any ScheduledTransfer) -> NetworkTask {
+        if registry.add(transfer) {
+            transfer.submit()
+        } else {
+            transfer.cancel()   // the network is closed: the usual cancelled completion, at once
+        }
+        return NetworkTask(transfer)
+    }
+
+    /// Bookkeeping once a transfer has ended: frees its slot and, if the Network is gone and
+    /// this was the last transfer, invalidates the session.
+    func transferDidEnd(_ transfer: any ScheduledTransfer, releasingSlot: Bool) {
+        if releasingSlot { requestQueue.release() }
+        if registry.remove(transfer) == 0, isShuttingDown.withLock({ $0 }) {
+            invalidateSession()
+        }
+    }
+
+    func cancelAll() {
+        cancel(registry.liveTransfers)
+    }
+
+    func close() {
+        cancel(registry.close())
+    }
+
+    /// Cancels the queued transfers first: cancelling a running one frees its slot (at once on
+    /// the curl engine), which would otherwise start a queued one that is about to be cancelled.
+    private func cancel(_ transfers: [any ScheduledTransfer]) {
+        let (queued, started) = transfers.reduce(into: ([any ScheduledTransfer](), [any ScheduledTransfer]())) { split, transfer in
+            if transfer.publicState == .queued { split.0.append(transfer) } else { split.1.append(transfer) }
+        }
+        for transfer in queued + started { transfer.cancel() }
+    }
+
+    /// The reason a blocking call on the current thread could never finish, or `nil`.
+    func deadlockReason() -> String? {
+        if let queue = DispatchQueue.getSpecific(key: Self.internalQueueKey) {
+            return "called on \(queue), which the request itself needs"
+        }
+        return CurlLoop.isCurrentThreadALoop ? "called on the curl engine's loop thread, which the request itself needs" : nil
+    }
+
+    /// The owning ``Network`` is gone: let running and queued transfers end, then release the session
+    /// (a URLSession holds its delegate until invalidated).
+    func shutDownWhenIdle() {
+        isShuttingDown.withLock { $0 = true }
+        if registry.liveCount == 0 { invalidateSession() }
+    }
+
+    private func invalidateSession() {
+        // Creating a task on an invalidated session is a crash, not an error. No start can be
+        // under way here (a starting transfer is live, and nobody can schedule a new one on a
+        // released Network); going through the start queue also puts this after any start
+        // already queued there.
+        let transport = self.transport
+        requestQueue.startQueue.async { transport.invalidate() }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the rest of the core sees of a transfer, whatever its body: the registry routes the
+/// transport's events to it, the request queue starts it, a ``NetworkTask`` cancels it.
+protocol ScheduledTransfer: AnyObject, Sendable {
+    /// Whether starting it is heavy enough to keep off the scheduling thread.
+    var startsOffThread: Bool { get }
+    /// Sets the first attempt going.
+    func submit()
+    /// Starts an attempt in the slot the request queue just granted. Returns `false` when the
+    /// transfer ended while it waited: the caller then takes the slot back.
+    func start() -> Bool
+    /// Ends the transfer early with `error` (cancel, deadline); does nothing once it has ended.
+    func end(with error: NetworkError)
+
+    var publicState: NetworkTask.State { get }
+    var attemptCount: Int { get }
+
+    // Transport events, on the session's delegate queue, one at a time.
+    /// The final response head of the current task (`body` empty).
+    func didReceive(head: HTTPResponse)
+    /// A chunk of the response body; a task that can pause may have it refused (see
+    /// ``ReceiveDecision``). Transports that cannot pause ignore the answer.
+    @discardableResult
+    func didReceive(data: Data) -> ReceiveDecision
+    /// The same, as bytes lent for the call only (see ``TransferBody/didReceive(bytes:)``), with
+    /// the encoded bytes the transport has read of a body it decodes (`nil`: it does not count
+    /// them), for the ``DecompressionGuard``.
+    func didReceive(bytes: UnsafeRawBufferPointer, encodedBytes: Int64?) -> ReceiveDecision
+    func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
+    func didComplete(error: (any Error)?)
+    func didRejectAuthenticationChallenge()
+    /// A redirect of the current attempt: the request to follow it with, or `nil` to stop and
+    /// take the redirect response as the answer. `head` is the response as the transport read
+    /// it (fields in the order received), when it has one; else it is made from `response`.
+    func redirect(_ response: HTTPURLResponse, head: HTTPResponse?, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest?
+    /// Whether the transport offers compressed codings and decodes them
+    /// (``Network/decompressesResponses`` when the transfer was scheduled).
+    var decompressesResponses: Bool { get }
+}
+
+extension ScheduledTransfer {
+    /// Cancels the transfer: the completion receives ``NetworkError/cancelled`` at once.
+    func cancel() {
+        end(with: .cancelled)
+    }
+}
