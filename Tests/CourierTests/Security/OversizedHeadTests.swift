@@ -40,7 +40,10 @@ final class OversizedHeadTests: CLITestCase {
     func testAnOversizedHeadIsAnInvalidResponseThatSaysSo() throws {
         let server = try makeHeadServer()
         let network = makeNetwork()
-        for (path, limit) in paths(for: network.engine) {
+        for (path, listed) in paths(for: network.engine) {
+            // libcurl 8.14 and later refuse more than 5,000 header lines before 300 KiB of them.
+            let countsLines = (Network.Engine.curlFeatures?.versionNumber ?? 0) >= 0x080E00
+            let limit = path == "/many-fields" && countsLines ? .fieldCount : listed
             let outcome = result(of: Request<Data>.get(server.url(path)), on: network, timeout: 30)
             guard case let .invalidResponse(message)? = networkError(outcome) else {
                 XCTFail("\(path): expected invalidResponse, got \(String(describing: outcome))")
@@ -51,6 +54,7 @@ final class OversizedHeadTests: CLITestCase {
             switch limit {
             case .line: XCTAssertTrue(message.contains("a line longer than 102,400 bytes"), message)
             case .fields: XCTAssertTrue(message.contains("Too large response headers"), message)
+            case .fieldCount: XCTAssertTrue(message.contains("Too many response headers"), message)
             }
             XCTAssertTrue(NetworkError.invalidResponse(message).description.hasPrefix("The server's reply is not valid HTTP: the response head"))
         }
