@@ -131,16 +131,19 @@ struct Failure: Error, Equatable {
     }
 
     /// curl's exit status for a reply that is not valid HTTP: 8, its "weird server reply", but
-    /// for the heads libcurl 7.88 refuses for their size, whose codes are not 8 (measured with
-    /// curl 7.88.1 against a raw loopback server): over 300 kB of header lines, "Too large
-    /// response headers", is a receive error (56); one line over 100 KiB (a header, a reason
-    /// phrase) is "Out of memory" (27). The library reports both as `invalidResponse` and says
-    /// which limit was passed (``OversizedHead``), on both engines; libcurl's own words are the
-    /// fallback.
+    /// for the heads libcurl refuses for their size, whose codes are not 8 and depend on the
+    /// libcurl (measured with curl against a raw loopback server on 7.88.1 and 8.14.1): over
+    /// 300 kB of header lines, "Too large response headers", is a receive error (56); one line
+    /// over 100 KiB (a header, a reason phrase) is "Out of memory" (27) before libcurl 8.6.0 and
+    /// `CURLE_TOO_LARGE` (100) from it; more than 5,000 header lines (8.14 and later) is 100
+    /// too. The library reports them as `invalidResponse` and says which limit was passed
+    /// (``OversizedHead``), on both engines (both read heads with the same libcurl); libcurl's
+    /// own words are the fallback.
     static func exitCode(forInvalidResponse detail: String) -> ExitCode {
         switch OversizedHead(message: detail) {
-        case .line?: return .outOfMemory
+        case .line?: return (Network.Engine.curlFeatures?.versionNumber ?? 0) >= 0x080600 ? .valueTooLarge : .outOfMemory
         case .fields?: return .networkFailure
+        case .fieldCount?: return .valueTooLarge
         case nil: break
         }
         if detail.contains("Too large response headers") { return .networkFailure }

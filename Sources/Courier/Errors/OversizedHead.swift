@@ -22,16 +22,25 @@ package enum OversizedHead: Sendable, Equatable {
     case line
     /// More header bytes than libcurl reads for one head.
     case fields
+    /// More header lines than libcurl reads for one head (libcurl 8.14 and later: 5,000).
+    case fieldCount
 
     /// libcurl's limit on one line of a head.
     static let lineLimit = 100 << 10
 
     private static let linePrefix = "the response head has a line longer than"
     private static let fieldsPrefix = "the response head is larger than libcurl reads"
+    private static let fieldCountPrefix = "the response head has more header lines than libcurl reads"
 
     /// The error for an oversized line, when `error` is libcurl's "out of memory" and no head has
     /// arrived yet; `nil` otherwise.
     static func lineError(beforeHead error: URLError) -> NetworkError? {
+        // libcurl 8.14 and later end a head of too many lines with the same code (100) as a line
+        // too long; only their words tell them apart.
+        if let message = error.userInfo[NSLocalizedDescriptionKey] as? String {
+            if let fields = fieldsMessage(libcurl: message) { return .invalidResponse(fields) }
+            if message.contains("Too many response headers") { return .invalidResponse("\(fieldCountPrefix) (\(message))") }
+        }
         let outOfMemory: Bool
         if let code = error.curlCode {
             // 27, CURLE_OUT_OF_MEMORY; 100, CURLE_TOO_LARGE, which libcurl 8.6 and later use.
@@ -57,6 +66,8 @@ package enum OversizedHead: Sendable, Equatable {
             self = .line
         } else if message.hasPrefix(Self.fieldsPrefix) {
             self = .fields
+        } else if message.hasPrefix(Self.fieldCountPrefix) {
+            self = .fieldCount
         } else {
             return nil
         }

@@ -12,9 +12,7 @@ import FoundationNetworking
 /// handling off and does both jobs itself, by RFC 6265's rules: it stores what responses set
 /// (``store(from:for:now:)``) and sets the `Cookie` header on each attempt and each redirect. As URLSession did, a `Cookie` header the request already has is replaced when the
 /// storage has cookies for the URL. On Apple platforms URLSession keeps the job.
-final class SessionCookies: @unchecked Sendable {
-    // `@unchecked`: the one stored property is a constant; HTTPCookieStorage serialises its own
-    // state on an internal queue.
+final class SessionCookies: Sendable {
     let storage: HTTPCookieStorage
 
     private init(storage: HTTPCookieStorage) {

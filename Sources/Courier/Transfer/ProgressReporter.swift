@@ -10,7 +10,7 @@ import Dispatch
 /// event dropped because it came too soon is sent when the interval ends, unless a newer one
 /// went out first. Without that, a transfer that stalls (a slow server, a paused peer) would
 /// show a stale count for as long as the stall lasts.
-final class ProgressReporter: @unchecked Sendable {  // `completionDelivered` is confined to `queue`.
+final class ProgressReporter: Sendable {
     /// At most one event per interval per direction: 20 a second.
     static let interval: UInt64 = 50_000_000
 
@@ -53,9 +53,9 @@ final class ProgressReporter: @unchecked Sendable {  // `completionDelivered` is
     // A lock rather than queue confinement because the trailing edge is sent from a timer.
     private let state = Locked(State())
 
-    // Confined to the handler queue (a serial queue): set when the completion runs, after
-    // which no event may reach the caller.
-    private var completionDelivered = false
+    // Set on the handler queue when the completion runs, after which no event may reach the
+    // caller. Only that serial queue touches it, so its lock is never contended.
+    private let completionDelivered = Locked(false)
 
     init(_ handler: @escaping @Sendable (TransferProgress) -> Void, queue: DispatchQueue,
          isCancelled: @escaping @Sendable () -> Bool) {
@@ -114,13 +114,13 @@ final class ProgressReporter: @unchecked Sendable {  // `completionDelivered` is
         throttle.held = nil
         queue.async { [self] in
             // Bytes that arrive after a cancel are dropped, and nothing follows the completion.
-            guard !completionDelivered, !isCancelled() else { return }
+            guard !completionDelivered.withLock({ $0 }), !isCancelled() else { return }
             handler(progress)
         }
     }
 
     /// Called on the handler queue just before the completion runs.
     func markCompletionDelivered() {
-        completionDelivered = true
+        completionDelivered.withLock { $0 = true }
     }
 }

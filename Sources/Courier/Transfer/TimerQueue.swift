@@ -11,7 +11,7 @@ import Dispatch
 ///
 /// Cancelled entries stay in the heap until they reach its top (or until the heap is rebuilt,
 /// once it holds twice as many entries as live actions), so memory stays bounded.
-final class TimerQueue: @unchecked Sendable {  // DispatchSourceTimer is thread-safe, not annotated; the rest is locked.
+final class TimerQueue: Sendable {
     /// Identifies one scheduled action, for ``cancel(_:)``.
     struct Token: Hashable, Sendable {
         fileprivate let id: UInt64
@@ -31,17 +31,19 @@ final class TimerQueue: @unchecked Sendable {  // DispatchSourceTimer is thread-
     }
 
     private let state = Locked(State())
-    private let timer: any DispatchSourceTimer
+    // Dispatch sources are thread-safe, but Dispatch does not mark them Sendable.
+    private let timer: UncheckedSendable<any DispatchSourceTimer>
 
     /// A timer queue whose actions run on `queue`.
     init(queue: DispatchQueue) {
-        timer = DispatchSource.makeTimerSource(queue: queue)
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        self.timer = UncheckedSendable(timer)
         timer.setEventHandler { [weak self] in self?.fire() }
         timer.resume()
     }
 
     deinit {
-        timer.cancel()
+        timer.value.cancel()
     }
 
     /// Runs `action` on the queue after `interval` seconds, unless cancelled first. `nil` for an
@@ -79,7 +81,7 @@ final class TimerQueue: @unchecked Sendable {  // DispatchSourceTimer is thread-
     var pendingEntries: Int { state.withLock { $0.heap.count } }
 
     private func arm(for due: UInt64) {
-        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: due), leeway: .milliseconds(1))
+        timer.value.schedule(deadline: DispatchTime(uptimeNanoseconds: due), leeway: .milliseconds(1))
     }
 
     /// Runs what is due (outside the lock) and re-arms for the next live entry.

@@ -189,12 +189,21 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     }
 
     /// The body bytes libcurl has read off the wire for the current response, before decoding.
+    ///
+    /// libcurl 8 counts a read only once all it decoded has been written (measured with 8.14.1:
+    /// the count stays 0 while the first 16 KiB read inflates to 10 MiB; 7.x counts it first),
+    /// so there one receive buffer (libcurl's default and Courier's largest, 16 KiB) is added:
+    /// the result is never less than what has arrived, and a bomb still stops within its first
+    /// megabytes. (The transfer also bounds it by the response's `Content-Length`.)
     private func encodedBytesReceived() -> Int64? {
         guard let easy else { return nil }
         var count: ccurl_off_t = 0
         guard ccurl_easy_getinfo_offset(easy, Int32(CCURLINFO_SIZE_DOWNLOAD_T), &count) == CCURLE_OK else { return nil }
-        return Int64(count)
+        return Int64(count) + Self.countLag
     }
+
+    /// How far libcurl's count of encoded bytes may lag what has arrived (see above).
+    private static let countLag: Int64 = (CurlFeatures.loaded?.versionNumber ?? 0) >= 0x080000 ? 16 << 10 : 0
 
     /// Fills libcurl's buffer with the next bytes of the request body; 0 at the end.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {

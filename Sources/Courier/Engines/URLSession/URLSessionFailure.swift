@@ -136,7 +136,7 @@ enum TransportFailure {
         "Invalid Content-Length", "Overflow Content-Length", "chunked-encoding", "chunked-encoded stream", "content unencoding",
         "Unrecognized content encoding",
         // libcurl 8.x
-        "Unsupported HTTP/1 subversion", "chunk hex-length", "invalid chunk size", "Unsupported Content-Length",
+        "Unsupported HTTP/1 subversion", "Invalid response header", "chunk hex-length", "invalid chunk size", "Unsupported Content-Length",
     ]
 
     /// libcurl's message for a body that ended before its length: "transfer closed with 7 bytes

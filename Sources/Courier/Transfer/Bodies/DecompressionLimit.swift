@@ -74,7 +74,9 @@ struct DecompressionGuard {
     /// A chunk that is refused for flow control is checked again when it comes back: call
     /// ``taken(_:)`` only for the chunks the body took.
     func check(_ count: Int, encoded: Int64?) -> NetworkError? {
-        guard let encoded = encoded ?? announcedEncodedLength else { return nil }
+        // Both are upper bounds of the encoded bytes so far (libcurl's count may run one read
+        // ahead, see CurlTask): the smaller is the tighter.
+        guard let encoded = [encoded, announcedEncodedLength].compactMap({ $0 }).min() else { return nil }
         let total = decoded + Int64(count)
         let allowed = limit.allowedDecodedBytes(afterEncoded: encoded)
         guard total > allowed else { return nil }

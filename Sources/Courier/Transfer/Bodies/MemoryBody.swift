@@ -7,19 +7,28 @@ import FoundationNetworking
 ///
 /// Uses a delegate-based data task: tasks made with a completion handler get no progress
 /// callbacks on Linux, and hold the body twice in memory.
-final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendable {
-    // @unchecked: the mutable state below is confined to the session's delegate queue (the
-    // transport's events arrive there one at a time); everything else is immutable.
+final class MemoryBody<Request: NetworkRequest>: TransferBody {
     typealias Output = Request.Output
 
     private let request: Request
     private let sizeLimit: Int64
     private let upload: RequestUpload
 
-    // Confined to the delegate queue; reset by every response head.
-    private var response: HTTPResponse?
-    private var received = Data()
-    private var rejectedChallenge = false
+    /// What the current task has received; reset by every response head.
+    private struct Received {
+        var response: HTTPResponse?
+        var body = Data()
+        var rejectedChallenge = false
+
+        var progress: TransferProgress? {
+            guard let response else { return nil }
+            return TransferProgress(completedBytes: Int64(body.count), totalBytes: response.receivedLength)
+        }
+    }
+
+    // The transport's events arrive one at a time, so this lock is never contended: it costs a
+    // few nanoseconds an event and makes the body's thread-safety the compiler's to check.
+    private let state = Locked(Received())
 
     init(request: Request, sizeLimit: Int64) {
         self.request = request
@@ -36,14 +45,14 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
     }
 
     func didReceive(head: HTTPResponse) -> BodyStep {
-        response = head
-        received = Data()
-        rejectedChallenge = false
         // The decoded size of a compressed body is unknown: it is checked as it arrives.
         let expected = head.receivedLength ?? 0
         if expected > sizeLimit { return BodyStep(abort: .responseTooLarge(sizeLimit)) }
-        // Reserve what the server announced (bounded, in case it lies) to avoid regrowing the buffer.
-        if expected > 0 { received.reserveCapacity(Int(min(expected, 64 << 20))) }
+        state.withLock { state in
+            state = Received(response: head)
+            // Reserve what the server announced (bounded, in case it lies) to avoid regrowing the buffer.
+            if expected > 0 { state.body.reserveCapacity(Int(min(expected, 64 << 20))) }
+        }
         return .proceed
     }
 
@@ -52,12 +61,15 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
     }
 
     func didReceive(bytes: UnsafeRawBufferPointer) -> BodyStep {
-        received.append(contentsOf: bytes)
-        if Int64(received.count) > sizeLimit {
-            received = Data()
-            return BodyStep(abort: .responseTooLarge(sizeLimit))
+        let sizeLimit = self.sizeLimit
+        return state.withLock { state in
+            state.body.append(contentsOf: bytes)
+            guard Int64(state.body.count) <= sizeLimit else {
+                state.body = Data()
+                return BodyStep(abort: .responseTooLarge(sizeLimit))
+            }
+            return BodyStep(progress: state.progress)
         }
-        return BodyStep(progress: downloadProgress)
     }
 
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) -> BodyStep {
@@ -65,25 +77,26 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
     }
 
     func didRejectAuthenticationChallenge() {
-        rejectedChallenge = true
+        state.withLock { $0.rejectedChallenge = true }
     }
 
     func reset() {
-        response = nil
-        received = Data()
+        state.withLock { $0 = Received() }
     }
 
     func didComplete(error: (any Error)?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output> {
+        let received = state.withLock { state in
+            defer { state = Received() }
+            return state
+        }
         var error = error
-        if rejectedChallenge, response != nil, (error as? URLError)?.code == .cancelled {
+        if received.rejectedChallenge, received.response != nil, (error as? URLError)?.code == .cancelled {
             error = nil
         }
-        let progress = error == nil ? downloadProgress : nil
-        var full = response
-        full?.body = received
-        reset()
+        var full = received.response
+        full?.body = received.body
         return BodyCompletion(outcome: outcome(of: full, error: error, redirectLimitHit: redirectLimitHit),
-                              progress: progress, observed: full)
+                              progress: error == nil ? received.progress : nil, observed: full)
     }
 
     private func outcome(of full: HTTPResponse?, error: (any Error)?, redirectLimitHit: HTTPResponse?) -> AttemptOutcome<Output> {
@@ -131,10 +144,5 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
 
     func convert(_ error: NetworkError, response: HTTPResponse?) -> any Error {
         request.convertError(error, response: response)
-    }
-
-    private var downloadProgress: TransferProgress? {
-        guard let response else { return nil }
-        return TransferProgress(completedBytes: Int64(received.count), totalBytes: response.receivedLength)
     }
 }
