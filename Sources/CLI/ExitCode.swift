@@ -5,12 +5,12 @@
 enum ExitCode: Int32, CaseIterable, Sendable {
     /// Success.
     case ok = 0
-    /// Any failure without a more specific code; also a redirect to a scheme other than
+    /// Any failure without a more specific code; also a URL or a redirect to a scheme other than
     /// http/https (curl's "unsupported protocol" is 1 as well).
     case failure = 1
     /// The command line is wrong: unknown option, missing URL, bad value.
     case usage = 2
-    /// The URL is malformed, or not http/https.
+    /// The URL is malformed.
     case invalidURL = 3
     /// The proxy's host name could not be resolved.
     case unknownProxy = 5
@@ -23,10 +23,12 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case badResponse = 8
     /// The transfer ended before the whole body arrived.
     case partialTransfer = 18
-    /// The server answered with a status of 400 or more, and `--fail` was given (always for `download`).
+    /// The server answered with a status of 400 or more, and `--fail` or `--fail-with-body` was
+    /// given (always for `download`).
     case httpError = 22
     /// A file could not be written (output file, download folder, or stdout itself, including
-    /// a pipe whose reader has gone, as with `courier URL | head`: curl's code too).
+    /// a pipe whose reader has gone, as with `courier URL | head`: curl's code too); `-O` of a
+    /// URL with no file name; `-J` refusing to replace an existing file.
     case writeError = 23
     /// A file to send could not be read.
     case readError = 26
@@ -35,6 +37,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case outOfMemory = 27
     /// `--timeout` passed, or the connection stalled.
     case timedOut = 28
+    /// `-C`: the server does not serve byte ranges (it answered the `Range` request with the
+    /// whole body), so the file cannot be resumed; nothing of the body is written.
+    case rangeError = 33
     /// The TLS handshake failed, or the server refused the session during it.
     case tlsFailed = 35
     /// Redirects went round in circles.
@@ -76,19 +81,20 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     var summary: String? {
         switch self {
         case .ok: return "success"
-        case .failure: return "other failure; a redirect to a scheme other than http/https"
+        case .failure: return "other failure; a URL or redirect with a scheme other than http/https"
         case .usage: return "usage error (unknown option, missing URL, bad value, bad header)"
-        case .invalidURL: return "malformed or unsupported URL"
+        case .invalidURL: return "malformed URL"
         case .unknownProxy: return "could not resolve the proxy"
         case .unknownHost: return "could not resolve the host"
         case .connectionRefused: return "could not connect to the server or proxy (connection refused)"
         case .badResponse: return "the server's reply is not valid HTTP"
         case .partialTransfer: return "the connection closed before the body was complete"
-        case .httpError: return "HTTP status >= 400 with --fail (always for download)"
+        case .httpError: return "HTTP status >= 400 with --fail or --fail-with-body (always for download)"
         case .writeError: return "could not write the output"
         case .readError: return "could not read a file to send"
         case .outOfMemory: return "out of memory, or a response header line over 100 KiB (as curl 7.88)"
-        case .timedOut: return "timed out (--timeout, or a stalled connection)"
+        case .timedOut: return "timed out (--max-time, or a stalled connection)"
+        case .rangeError: return "-C: the server does not support byte ranges; the file cannot be resumed"
         case .tlsFailed: return "TLS handshake failed (e.g. a client certificate required, or refused)"
         case .tooManyRedirects: return "too many redirects"
         case .emptyReply: return "the server closed the connection without replying"

@@ -11,10 +11,14 @@ import FoundationNetworking
 struct Failure: Error, Equatable {
     let exitCode: ExitCode
     let message: String
+    /// Said even with `-s`, as curl says its complaints about the command line itself (a file
+    /// to upload that cannot be opened) whatever `-s` asks.
+    var isShownWhenSilent = false
 
-    init(_ exitCode: ExitCode, _ message: String) {
+    init(_ exitCode: ExitCode, _ message: String, isShownWhenSilent: Bool = false) {
         self.exitCode = exitCode
         self.message = message
+        self.isShownWhenSilent = isShownWhenSilent
     }
 
     /// A mistake on the command line; the caller prints the usage line after the message.

@@ -72,6 +72,21 @@ final class Interrupts: @unchecked Sendable {  // mutable state is behind its lo
         lock.withLock { interrupted }
     }
 
+    /// Waits `seconds` (a retry's pause), or less if a signal comes first. Returns `false` when
+    /// interrupted.
+    func pause(seconds: TimeInterval) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        signalled.lock()
+        defer { signalled.unlock() }
+        while !isInterrupted {
+            if !signalled.wait(until: deadline) { return !isInterrupted }
+        }
+        return false
+    }
+
+    /// Wakes ``pause(seconds:)`` when a signal comes.
+    private let signalled = NSCondition()
+
     private func handleSignal() {
         let (first, reaction) = lock.withLock { () -> (Bool, (@Sendable () -> Void)?) in
             defer { interrupted = true }
@@ -85,6 +100,9 @@ final class Interrupts: @unchecked Sendable {  // mutable state is behind its lo
             Console.shared.message("interrupted")
             _exit(ExitCode.interrupted.rawValue)
         }
+        signalled.lock()
+        signalled.broadcast()
+        signalled.unlock()
         reaction()
     }
 }

@@ -13,12 +13,26 @@ enum Tool {
         }
     }
 
-    static func run(_ arguments: [String], console: Console = .shared) -> ExitCode {
+    /// Runs `arguments`. A request command reads the `.curlrc` first, as curl 7.88 does, unless
+    /// `-q` comes first (see ``ConfigFile``).
+    static func run(_ arguments: [String], console: Console = .shared,
+                    environment: [String: String] = ProcessInfo.processInfo.environment,
+                    standardInput: StandardInput = StandardInput()) -> ExitCode {
         let invocation: Invocation
+        var silenced = false
         do throws(Failure) {
-            invocation = try Invocation(try ArgumentParser.parse(arguments))
+            var (options, warnings) = try ArgumentParser.parse(arguments, standardInput: standardInput.forConfiguration)
+            if case .request = options.command, !ConfigFile.isDisabled(by: arguments),
+               let curlrc = ConfigFile.defaultFile(environment: environment) {
+                (options, warnings) = try ArgumentParser.parse(arguments, defaults: curlrc, standardInput: standardInput.forConfiguration)
+            }
+            if !options.silent { warnings.forEach(console.message) }
+            // What curl finds wrong once the line is read (a file to send, a URL's scheme) is a
+            // transfer's error, which -s silences; a usage error is always said.
+            silenced = options.silent && !options.showError
+            invocation = try Invocation(options, standardInput: standardInput.forBody)
         } catch {
-            console.message(error.message)
+            if !silenced || error.exitCode == .usage || error.isShownWhenSilent { console.message(error.message) }
             if error.exitCode == .usage { console.writeError(Data((Usage.short + "\n").utf8)) }
             return error.exitCode
         }

@@ -2,7 +2,7 @@ import Courier
 
 /// The texts of `--help`, `--version` and usage errors.
 enum Usage {
-    static let version = "courier 0.1.0"
+    static let version = "courier \(CourierVersion.current)"
 
     /// `--version`: courier's version, the engine requests use here when `--engine` is not
     /// given, and the libcurl the curl engine runs on — its version line, then what it can do
@@ -19,7 +19,8 @@ enum Usage {
 
     /// Printed after a usage error, with the problem on the line before it.
     static let short = """
-        usage: courier [get|post|put|patch|delete|head] [options] URL
+        usage: courier [options] URL...        (curl's options; a body option implies post)
+               courier get|post|put|patch|delete|head [options] URL...
                courier download [options] URL...
                courier demo
         Try 'courier --help' for more.
@@ -28,25 +29,44 @@ enum Usage {
     static var help: String {
         """
         courier: HTTP requests and downloads from the command line, built on the Courier library.
+        Its options are curl's: a curl command line runs unchanged (Docs/CommandLine.md lists the
+        few differences).
 
         USAGE
-          courier [get] URL                      stream the body to stdout
-          courier post|put|patch|delete URL      send a request (a body option implies post)
-          courier -X METHOD URL                  any method, custom ones too (PROPFIND, PURGE)
-          courier head URL                       print the status line and headers only
+          courier [options] URL...               each URL a transfer of its own; the body to stdout
+          courier get|post|put|patch|delete URL  the method by name (as -X); a body option implies post
+          courier head URL                       a HEAD request, its head printed (as -I)
           courier download URL... [-o FILE | -d DIR] [--no-resume]
                                                  save files, several in parallel, resumable
           courier demo                           see the library at work on this machine, no network
                                                  needed: a GET, a 100 MB download cancelled half-way
                                                  and resumed, the three calling conventions
 
-        REQUEST OPTIONS
-          -H, --header 'Name: value'   add a header (repeatable)
+        REQUEST
+              --url URL                a URL (as one given without an option)
+              --url-query [+]NAME=VALUE | NAME@FILE
+                                       add to each URL's query, encoded as --data-urlencode (+: as is)
+          -X, --request METHOD         the method (upper-cased); must agree with a named command
+          -I, --head                   a HEAD request; its head is the output
+          -H, --header 'Name: value'   add a header; 'Name:' removes one courier sends itself, 'Name;' sends it empty
+          -A, --user-agent TEXT        the User-Agent (default courier/\(CourierVersion.current); '' sends none)
+          -e, --referer URL            the Referer header
           -u, --user USER:PASSWORD     HTTP Basic credentials
               --bearer TOKEN           Authorization: Bearer TOKEN
-          -X, --request METHOD         the method (upper-cased); must agree with a named command
-          -d, --data TEXT|@FILE        form body (application/x-www-form-urlencoded); repeat to join with &;
-                                       @FILE sends the file as is, @- reads stdin
+          -b, --cookie 'N=V; N2=V2'|FILE
+                                       send these cookies, or those of a cookie file (repeatable)
+          -c, --cookie-jar FILE        save the cookies in curl's cookie-file format at the end
+          -r, --range RANGE            ask for bytes RANGE only (0-499, 500-, -500)
+          -C, --continue-at OFFSET|-   resume the output file from OFFSET, or (-) from its size
+              --etag-compare FILE      send If-None-Match with the ETag saved in FILE
+              --compressed             offer gzip, deflate, br, zstd and decode the answer
+                                       (without it nothing is offered and bodies are kept as sent)
+
+        REQUEST BODY (POST unless -X says otherwise; -T is PUT)
+          -d, --data TEXT|@FILE        form body (x-www-form-urlencoded); repeat to join with &;
+                                       @FILE is read without its CR and LF, @- reads stdin
+              --data-ascii TEXT|@FILE  the same as --data
+              --data-binary TEXT|@FILE like --data, the bytes kept exactly as they are
               --data-raw TEXT          like --data, a leading @ taken literally
               --data-urlencode [NAME=]TEXT | [NAME]@FILE
                                        like --data, the text or file percent-encoded
@@ -54,36 +74,63 @@ enum Usage {
               --json TEXT|@FILE        JSON body; sets Content-Type and Accept to application/json
           -F, --form NAME=VALUE        multipart form field (repeatable);
               --form NAME=@PATH[;type=MIME][;filename=NAME]   a file part
-          -T, --upload-file FILE       stream FILE as the body (PUT unless a command is named)
-          -A, --user-agent TEXT        the User-Agent header
-          -e, --referer URL            the Referer header
-          -r, --range RANGE            ask for bytes RANGE only (0-499, 500-, -500)
-          -b, --cookie 'N=V; N2=V2'|FILE
-                                       send these cookies, or those of a cookie file (repeatable)
-          -c, --cookie-jar FILE        save the cookies in curl's cookie-file format at the end
+          -T, --upload-file FILE       stream FILE as the body, with no Content-Type; to URL/FILE
+                                       when the URL ends with /; - reads stdin
 
-        OUTPUT OPTIONS
-          -o, --output FILE            write the body to FILE (streamed, resumable for get)
-          -i, --include                print the status line and headers before the body
+        OUTPUT
+          -o, --output FILE            write the body to FILE (- is stdout); one -o per URL, in order
+          -O, --remote-name            write the body to a file named after the URL
+              --remote-name-all        -O for every URL that has no -o
+          -J, --remote-header-name     with -O, the name the server gives in Content-Disposition
+                                       (never a path; an existing file is not replaced)
+              --output-dir DIR         where -o and -O files go
+              --create-dirs            make the folders an output path names
+              --remove-on-error        remove the output file of a transfer that failed
+          -i, --include                write the response head (CRLF lines) before the body
+          -D, --dump-header FILE       write every response head to FILE (- for stdout)
+              --etag-save FILE         save the response's ETag to FILE
+          -w, --write-out FORMAT|@FILE print FORMAT after each transfer, also on failure: curl's
+                                       variables (%{http_code} %{size_download} %{time_total}
+                                       %{url_effective} %{json} ... %header{NAME}), \\n \\t %%
               --json-output            print {"status","headers","body"} as one JSON object instead
-          -w, --write-out FORMAT|@FILE print FORMAT on stdout at the end, also on failure:
-                                       %{http_code} %{size_download} %{time_total} %{url_effective}
-                                       %{content_type} %{num_redirects} %{num_retries} %{method}
-                                       %{exitcode} %{errormsg} %{json} (all as one object); \\n \\t %%
-          -v, --verbose                request and response heads, redirects, retries and times on
-                                       stderr, credentials redacted
           -N, --no-buffer              write each chunk as it arrives, even JSON on a terminal
                                        (otherwise held to be pretty-printed)
-          -s, --silent                 no progress or notices (errors are still reported)
-          -f, --fail                   exit 22 on HTTP status >= 400, with the body on stderr
+          -s, --silent                 no progress, no error messages (exit status only)
+          -S, --show-error             error messages even with -s
+              --no-progress-meter      no progress; error messages kept
               --progress               show progress even when stderr is not a terminal (plain lines)
+          -#, --progress-bar           the same as --progress
+          -v, --verbose                request and response heads, redirects, retries and times on
+                                       stderr, credentials redacted
 
-        DOWNLOAD OPTIONS
+        TRANSFER
+          -L, --location               follow redirects (none without it: the 3xx is the answer)
+              --max-redirs N           with -L, follow at most N redirects (default 50; -1: no limit)
+          -f, --fail                   exit 22 on HTTP status >= 400, writing nothing of the body
+              --fail-with-body         exit 22 on HTTP status >= 400, the body written as usual
+          -m, --max-time SECONDS       give up on each transfer after SECONDS (default: no limit)
+              --timeout SECONDS        the same as --max-time
+              --connect-timeout SECONDS
+                                       give up when no connection, or no data, comes for SECONDS
+              --retry N                retry a transfer N times on a timeout or a 408, 429, 500,
+                                       502, 503, 504 (waiting 1 s, doubling; Retry-After wins)
+              --retries N              the same as --retry
+              --retry-delay SECONDS    wait SECONDS before each retry instead
+              --retry-max-time SECONDS no retry once SECONDS have passed since the first attempt
+              --retry-all-errors       retry on any failure
+              --retry-connrefused      retry a refused connection too
+              --max-filesize BYTES     fail (exit 63) on a larger body; k, M, G suffixes
+          -Z, --parallel               run the URLs' transfers at once
+              --parallel-max N         at most N at a time with -Z (default 50)
+              --max-concurrent N       downloads in parallel (default 4)
+              --engine curl|urlsession what carries the requests (default: curl on Linux; --version tells)
+
+        DOWNLOAD
           -d, --dir DIR                save into DIR (created if missing), named after each URL
           -o, --output FILE            save the single URL as FILE
               --no-resume              ignore a .partial file left by an earlier run
 
-        TLS AND PROXY OPTIONS (curl engine)
+        TLS AND PROXY (curl engine)
               --cacert FILE            trust the CAs in FILE (PEM) instead of the system's
               --pinnedpubkey sha256//BASE64[;sha256//BASE64...]
                                        require the server's public key to be one of these (or a key FILE)
@@ -94,25 +141,17 @@ enum Usage {
                                        send every request through this proxy (default: $http_proxy,
                                        $https_proxy, minus $no_proxy)
 
-        GENERAL OPTIONS
-          -m, --timeout SECONDS        give up on a request after SECONDS (default: no limit)
-              --connect-timeout SECONDS
-                                       give up when no connection, or no data, comes for SECONDS
-              --retries N              retry failed requests N times (default 0)
-              --retry-delay SECONDS    wait SECONDS before each retry (default: growing, jittered)
-              --retry-max-time SECONDS no retry later than SECONDS after the first attempt
-              --max-redirs N           follow at most N redirects (default 10; -1: no limit of ours)
-              --max-filesize BYTES     fail (exit 63) on a larger body; k, M, G suffixes
-              --max-concurrent N       transfers in parallel (default 4)
-              --engine curl|urlsession what carries the requests (default: curl on Linux; --version tells)
+        GENERAL
+          -K, --config FILE            read options from FILE, curl's config syntax (- for stdin)
+          -q, --disable                first on the line: do not read ~/.curlrc (read otherwise, as curl)
           -h, --help                   show this help
           -V, --version                show the version
 
         Without a scheme, http:// is assumed. Progress goes to stderr, never stdout. On a terminal,
         JSON is pretty-printed and binary bodies are not shown; anywhere else the body is byte-exact.
-        Ctrl-C keeps partial downloads; run the same command again to resume.
+        Ctrl-C keeps partial files; -C - resumes one, courier download resumes its own.
 
-        EXIT CODES
+        EXIT CODES (curl's numbers; with several URLs, the last transfer's, or with -Z the first failure's)
         \(exitCodeTable)
         """
     }

@@ -4,21 +4,24 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What `-w` reports about a request, gathered from the network's observer events: the URL
-/// and method last sent, the redirects and status of the last attempt, the retries.
-struct TransferRecord: NetworkObserver {
+/// What one attempt of a transfer sent and received, gathered from the network's observer
+/// events: the URL and method last sent, the redirects followed (with their heads, for `-i` and
+/// `-D` with `-L`), the last response.
+///
+/// One network runs one transfer at a time (see ``RequestCommand``), so the record is that
+/// transfer's; ``reset()`` clears it before each attempt.
+final class TransferRecord: NetworkObserver, Sendable {
     struct Facts: Sendable {
-        var attempt = 0
         var url: URL?
         var method: String?
-        /// Redirects followed by the current attempt.
-        var redirects = 0
-        var retries = 0
-        /// The last response of the current attempt (a redirect included), if any came.
-        var statusCode: Int?
-        var contentType: String?
-        /// Body bytes of the last response held in memory (downloads report heads only).
-        var bodyBytes: Int64 = 0
+        /// The heads of the redirects followed, in order.
+        var redirectHeads: [HTTPResponse] = []
+        /// How many of ``redirectHeads`` have been written out already (`-i`, `-D`).
+        var redirectHeadsWritten = 0
+        /// The last response of the attempt (a redirect left unfollowed included), if any came.
+        var response: HTTPResponse?
+        /// Whether a request went out.
+        var sent = false
     }
 
     private let facts = Locked(Facts())
@@ -26,34 +29,35 @@ struct TransferRecord: NetworkObserver {
     /// The facts so far.
     var current: Facts { facts.current }
 
+    /// Clears the record for a new attempt.
+    func reset() {
+        facts.withLock { $0 = Facts() }
+    }
+
+    /// The redirect heads not written out yet, marked as written.
+    func takeUnwrittenRedirectHeads() -> [HTTPResponse] {
+        facts.withLock { facts in
+            defer { facts.redirectHeadsWritten = facts.redirectHeads.count }
+            return Array(facts.redirectHeads[facts.redirectHeadsWritten...])
+        }
+    }
+
     func willSend(_ request: URLRequest, context: RequestContext) {
         facts.withLock { facts in
-            if facts.attempt != context.attempt {
-                // A new attempt: as curl's retries, it is a transfer of its own.
-                facts = Facts(attempt: context.attempt, retries: facts.retries)
-            }
             facts.url = request.url
             facts.method = request.httpMethod
+            facts.sent = true
         }
     }
 
     func didRedirect(_ response: HTTPResponse, to request: URLRequest, context: RequestContext) {
         facts.withLock { facts in
-            facts.redirects += 1
-            facts.statusCode = response.statusCode
-            facts.contentType = response.headers["Content-Type"]
+            facts.redirectHeads.append(response)
+            facts.response = response
         }
     }
 
     func didReceive(_ response: HTTPResponse, context: RequestContext) {
-        facts.withLock { facts in
-            facts.statusCode = response.statusCode
-            facts.contentType = response.headers["Content-Type"]
-            facts.bodyBytes = Int64(response.body.count)
-        }
-    }
-
-    func didRetry(after error: NetworkError, delay: TimeInterval, context: RequestContext) {
-        facts.withLock { $0.retries += 1 }
+        facts.withLock { $0.response = response }
     }
 }

@@ -31,7 +31,9 @@ struct DemoSteps {
         head.body = Data()
         let shown = response.value.prefix(200)
         let body = String(decoding: shown, as: UTF8.self) + (response.value.count > shown.count ? "…" : "")
-        try say("\n" + String(decoding: BodyPrinter.head(of: head), as: UTF8.self) + body + "\n\n")
+        // As `courier -i` prints it, with the wire's CRLF made plain newlines for the reader.
+        let headText = String(decoding: HeadText.bytes(of: head), as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+        try say("\n" + headText + body + "\n\n")
     }
 
     // MARK: - 2 and 3. Download, cancel half-way

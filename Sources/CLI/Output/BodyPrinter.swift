@@ -44,9 +44,10 @@ final class BodyPrinter {
         self.noBuffer = noBuffer
     }
 
-    /// The response head: printed first if asked (`-i`, `head`); decides how the body is written.
-    func begin(_ response: HTTPResponse, includeHead: Bool) throws(Failure) {
-        if includeHead { try console.writeOut(Self.head(of: response)) }
+    /// The response head: `head` (`-i`, `-I`: the head's text, see ``HeadText``) is printed
+    /// first; the response decides how the body is written.
+    func begin(_ response: HTTPResponse, head: Data? = nil) throws(Failure) {
+        if let head { try console.writeOut(head) }
         if !console.stdoutIsTerminal {
             mode = .raw
         } else if !noBuffer, Self.isJSON(response.headers["Content-Type"]) {
@@ -120,43 +121,6 @@ final class BodyPrinter {
         let json = Data(JSONResponse.text(of: response).utf8)
         let formatted = console.stdoutIsTerminal ? JSONFormatter.prettyPrinted(json) ?? json : json
         try console.writeOut(formatted + Data("\n".utf8))
-    }
-
-    /// The response on stderr (`--fail`), whole (the library gives at most the first MiB of an
-    /// error page): the rules above, judged by whether stderr is a terminal.
-    func printResponseToStderr(_ response: HTTPResponse, includeHead: Bool, includeBody: Bool) {
-        var output = Data()
-        if includeHead { output.append(Self.head(of: response)) }
-        if includeBody { output.append(format(response, forTerminal: console.stderrIsTerminal)) }
-        console.writeError(output)
-    }
-
-    private func format(_ response: HTTPResponse, forTerminal: Bool) -> Data {
-        let body = response.body
-        guard forTerminal, !body.isEmpty else { return body }
-        if Self.isBinary(body) {
-            console.message("binary output (\(body.count) bytes) not shown on a terminal; use -o FILE")
-            return Data()
-        }
-        if Self.isJSON(response.headers["Content-Type"]), let pretty = JSONFormatter.prettyPrinted(body) {
-            return pretty + Data("\n".utf8)
-        }
-        return body.last == UInt8(ascii: "\n") ? body : body + Data("\n".utf8)
-    }
-
-    /// `HTTP/1.1 200 OK`, the header fields, a blank line. Foundation does not expose the
-    /// protocol version or the reason phrase, so both are reconstructed.
-    static func head(of response: HTTPResponse) -> Data {
-        var text = statusLine(of: response.statusCode) + "\n"
-        for field in response.headers.fields {
-            text += "\(field.name): \(field.value)\n"
-        }
-        return Data((text + "\n").utf8)
-    }
-
-    /// `HTTP/1.1 200 OK`.
-    static func statusLine(of statusCode: Int) -> String {
-        "HTTP/1.1 \(statusCode) \(ReasonPhrase.text(for: statusCode))"
     }
 
     /// NUL bytes or invalid UTF-8: what curl calls "binary output" and refuses to print.

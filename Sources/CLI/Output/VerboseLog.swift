@@ -10,9 +10,8 @@ import FoundationNetworking
 ///
 /// Credentials are hidden by ``Redaction/standard``: `Authorization`, `Proxy-Authorization`,
 /// `Cookie` and `Set-Cookie` values, URL passwords and token parameters. The request head is
-/// the one courier hands to URLSession, which adds a few fields of its own on the wire
-/// (`Accept-Encoding`, `Content-Length`, its `User-Agent` unless `-A` gives one, the
-/// `Cookie` of the cookie storage).
+/// the one courier hands to the engine (its `User-Agent` and cookies included), which adds a few
+/// fields of its own on the wire (`Accept`, `Content-Length`; URLSession also `Accept-Encoding`).
 struct VerboseLog: NetworkObserver {
     let console: Console
     let start: DispatchTime
@@ -55,7 +54,7 @@ struct VerboseLog: NetworkObserver {
 
     /// `< HTTP/1.1 200 OK`, the header fields, and a lone `<`.
     private func head(of response: HTTPResponse) -> [String] {
-        ["< " + BodyPrinter.statusLine(of: response.statusCode)]
+        ["< " + HeadText.statusLine(of: response.statusCode)]
             + response.headers.fields.map { "< \($0.name): \(redaction.redact(headerValue: $0.value, name: $0.name))" }
             + ["<"]
     }

@@ -1,87 +1,78 @@
 import Courier
 import Foundation
 
-/// `-w FORMAT`: one line (or whatever the format says) on stdout once the request is over,
-/// after the body, also when it failed: the way a script reads a status without parsing headers.
+/// `-w FORMAT`: what is printed once each transfer is over, after its body, also when it failed:
+/// the way a script reads a status without parsing headers.
 ///
-/// The format is curl's: `%{variable}` is replaced by its value, `%%` is a `%`, and `\n`, `\r`,
-/// `\t`, `\\` are the usual escapes. `@FILE` reads the format from a file. An unknown variable
-/// is a usage error (curl prints a warning and nothing), so a typo fails before any request.
+/// The format is curl's: `%{variable}` is replaced by its value (the variables are in
+/// ``WriteOutVariables``, one line each), `%header{Name}` by a response header, `%%` is a `%`, and
+/// `\n`, `\r`, `\t`, `\\` are the usual escapes. `%{stdout}` and `%{stderr}` switch where the
+/// rest goes; `%{onerror}` ends the output there unless the transfer failed. `@FILE` reads the
+/// format from a file (`@-` from stdin). An unknown variable prints nothing and a warning on
+/// stderr, as in curl.
 struct WriteOut: Sendable {
-    /// The variables, by their curl names.
-    enum Variable: String, CaseIterable, Sendable {
-        case contentType = "content_type"
-        case errorMessage = "errormsg"
-        case exitCode = "exitcode"
-        case httpCode = "http_code"
-        case json = "json"
-        case method = "method"
-        case redirectCount = "num_redirects"
-        case retryCount = "num_retries"
-        case responseCode = "response_code"
-        case downloadSize = "size_download"
-        case totalTime = "time_total"
-        case effectiveURL = "url_effective"
-    }
+    /// Where a piece of output goes.
+    enum Stream: Sendable { case stdout, stderr }
 
-    /// What the variables report about one run.
-    struct Report: Sendable {
-        /// The status of the last response, or `nil` when none came (printed as `000`).
-        var statusCode: Int?
-        var contentType: String?
-        var downloadSize: Int64
-        var totalTime: TimeInterval
-        /// The URL of the last request sent (after redirects); shown redacted.
-        var effectiveURL: URL
-        var method: String
-        var redirectCount: Int
-        var retryCount: Int
-        var exitCode: ExitCode
-        var errorMessage: String?
-    }
-
-    private enum Piece: Sendable {
+    enum Piece: Sendable, Equatable {
         case text(String)
-        case variable(Variable)
+        case variable(String)
+        case header(String)
+        case unknown(String)
+        case toStdout
+        case toStderr
+        case onError
     }
 
-    private let pieces: [Piece]
+    let pieces: [Piece]
 
-    /// Reads `-w`'s argument: the format, or `@FILE`.
-    init(argument: String) throws(Failure) {
+    /// Reads `-w`'s argument: the format, or `@FILE` (`@-`: stdin).
+    init(argument: String, standardInput: () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }) throws(Failure) {
         var format = argument
         if argument.hasPrefix("@") {
             let path = String(argument.dropFirst())
-            do {
-                format = try String(contentsOfFile: path, encoding: .utf8)
-            } catch {
-                throw Failure(.readError, "cannot read \(path): \(Failure.describe(error))")
+            if path == "-" {
+                format = String(decoding: standardInput(), as: UTF8.self)
+            } else {
+                do {
+                    format = try String(contentsOfFile: path, encoding: .utf8)
+                } catch {
+                    throw Failure(.readError, "cannot read \(path): \(Failure.describe(error))")
+                }
             }
         }
-        try self.init(format: format)
+        self.init(format: format)
     }
 
-    init(format: String) throws(Failure) {
+    init(format: String) {
         var pieces: [Piece] = []
         var text = ""
         var rest = Substring(format)
+        func flush() {
+            if !text.isEmpty { pieces.append(.text(text)) }
+            text = ""
+        }
         while let character = rest.popFirst() {
             switch character {
             case "%" where rest.first == "%":
                 rest.removeFirst()
                 text.append("%")
-            case "%" where rest.first == "{":
-                guard let close = rest.firstIndex(of: "}") else {
-                    throw .usage("-w: '%{' without a closing '}'")
-                }
+            case "%" where rest.first == "{" && rest.contains("}"):
+                let close = rest.firstIndex(of: "}")!
                 let name = String(rest[rest.index(after: rest.startIndex)..<close])
-                guard let variable = Variable(rawValue: name) else {
-                    let known = Variable.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw .usage("-w: unknown variable %{\(name)} (known: \(known))")
+                rest = rest[rest.index(after: close)...]
+                flush()
+                switch name {
+                case "stdout": pieces.append(.toStdout)
+                case "stderr": pieces.append(.toStderr)
+                case "onerror": pieces.append(.onError)
+                default: pieces.append(WriteOutVariables.byName[name] != nil ? .variable(name) : .unknown(name))
                 }
-                if !text.isEmpty { pieces.append(.text(text)) }
-                text = ""
-                pieces.append(.variable(variable))
+            case "%" where rest.hasPrefix("header{") && rest.contains("}"):
+                rest = rest.dropFirst("header{".count)
+                let close = rest.firstIndex(of: "}")!
+                flush()
+                pieces.append(.header(String(rest[..<close])))
                 rest = rest[rest.index(after: close)...]
             case "\\" where rest.first.map("nrt\\".contains) == true:
                 switch rest.removeFirst() {
@@ -94,50 +85,39 @@ struct WriteOut: Sendable {
                 text.append(character)
             }
         }
-        if !text.isEmpty { pieces.append(.text(text)) }
+        flush()
         self.pieces = pieces
     }
 
-    /// The format with every variable replaced.
-    func render(_ report: Report) -> String {
-        pieces.map { piece in
+    /// The names of the unknown variables in the format, for the warnings curl prints.
+    var unknownVariables: [String] {
+        pieces.compactMap { if case let .unknown(name) = $0 { return name } else { return nil } }
+    }
+
+    /// The format filled in, as (stream, text) parts in order.
+    func render(_ report: WriteOutReport) -> [(Stream, String)] {
+        var parts: [(Stream, String)] = []
+        var stream = Stream.stdout
+        for piece in pieces {
+            let text: String
             switch piece {
-            case let .text(text): return text
-            case let .variable(variable): return Self.value(of: variable, in: report)
+            case let .text(value): text = value
+            case let .variable(name): text = WriteOutVariables.byName[name]?.value(report).plain ?? ""
+            case let .header(name): text = report.response?.headers[name] ?? ""   // the first, as curl
+            case .unknown: text = ""
+            case .toStdout: stream = .stdout; continue
+            case .toStderr: stream = .stderr; continue
+            case .onError:
+                if report.exitCode == .ok { return parts }
+                continue
             }
-        }.joined()
-    }
-
-    private static func value(of variable: Variable, in report: Report) -> String {
-        switch variable {
-        case .contentType: return report.contentType ?? ""
-        case .errorMessage: return report.errorMessage ?? ""
-        case .exitCode: return String(report.exitCode.rawValue)
-        case .httpCode, .responseCode: return String(format: "%03d", report.statusCode ?? 0)
-        case .json: return json(report)
-        case .method: return report.method
-        case .redirectCount: return String(report.redirectCount)
-        case .retryCount: return String(report.retryCount)
-        case .downloadSize: return String(report.downloadSize)
-        case .totalTime: return String(format: "%.6f", report.totalTime)
-        case .effectiveURL: return Redaction.standard.redact(report.effectiveURL)
-        }
-    }
-
-    /// Every other variable as one JSON object, keys in alphabetical order; numbers as
-    /// numbers, a missing content type or message as `null`.
-    private static func json(_ report: Report) -> String {
-        let members = Variable.allCases.filter { $0 != .json }.map { variable -> (key: String, value: String) in
-            let value: String
-            switch variable {
-            case .httpCode, .responseCode: value = String(report.statusCode ?? 0)
-            case .exitCode, .redirectCount, .retryCount, .downloadSize, .totalTime: value = Self.value(of: variable, in: report)
-            case .contentType: value = JSONText.optionalString(report.contentType)
-            case .errorMessage: value = JSONText.optionalString(report.errorMessage)
-            default: value = JSONText.string(Self.value(of: variable, in: report))
+            guard !text.isEmpty else { continue }
+            if let last = parts.last, last.0 == stream {
+                parts[parts.count - 1].1 += text
+            } else {
+                parts.append((stream, text))
             }
-            return (variable.rawValue, value)
         }
-        return JSONText.object(members)
+        return parts
     }
 }

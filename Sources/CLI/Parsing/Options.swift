@@ -8,8 +8,11 @@ struct Options: Sendable {
     var command: Command = .request(.get)
     /// Whether the command was named, which decides the method for a body (`POST` by default).
     var commandIsExplicit = false
-    /// The positional arguments after the command.
+    /// The URLs, positional or `--url`, in the order given.
     var urls: [String] = []
+    /// `-o FILE` and `-O`, in the order given: the first goes with the first URL, and so on, as
+    /// in curl (wherever each stands on the line).
+    var outputs: [OutputArgument] = []
 
     // Request description.
     var headers: [String] = []
@@ -35,8 +38,28 @@ struct Options: Sendable {
     var cookieJar: String?
 
     // Where the body goes.
-    var output: String?
     var directory: String?
+    /// `--remote-name-all`: every URL without its own `-o` is saved as with `-O`.
+    var remoteNameAll = false
+    /// `-J`: `-O` takes the name from `Content-Disposition` when the server sends one.
+    var remoteHeaderName = false
+    /// `--create-dirs`: the folders an output path names are made.
+    var createDirectories = false
+    /// `--output-dir DIR`: where `-o` and `-O` files go.
+    var outputDirectory: String?
+    /// `-D FILE`: the response heads are written there (`-` for stdout).
+    var dumpHeader: String?
+    /// `-I`: a `HEAD` request, its head printed as the output.
+    var headOnly = false
+    /// `-C OFFSET` or `-C -`: resume an output file.
+    var continueAt: String?
+    /// `--remove-on-error`: an output file of a failed transfer is removed.
+    var removeOnError = false
+    /// `--etag-save FILE`, `--etag-compare FILE`.
+    var etagSave: String?
+    var etagCompare: String?
+    /// `--url-query`: pieces added to each URL's query.
+    var urlQueries: [String] = []
     var includeHeaders = false
     var noResume = false
     /// `-w`: the format, as typed (`@FILE` not yet read).
@@ -48,9 +71,25 @@ struct Options: Sendable {
 
     // Behaviour.
     var silent = false
+    /// `-S`: errors are reported even with `-s`.
+    var showError = false
     var verbose = false
     var fail = false
+    /// `--fail-with-body`: exit 22 on an error status, the body written as usual.
+    var failWithBody = false
     var progress = false
+    /// `--no-progress-meter`: no progress, errors still reported.
+    var noProgressMeter = false
+    /// `-L`: follow redirects.
+    var location = false
+    /// `--compressed`: offer the codings libcurl decodes, and decode.
+    var compressed = false
+    /// `--retry-all-errors`, `--retry-connrefused`.
+    var retryAllErrors = false
+    var retryConnectionRefused = false
+    /// `-Z`: the URLs are fetched in parallel, at most `--parallel-max` at a time.
+    var parallel = false
+    var parallelMax = 50
     var timeout: TimeInterval?
     var connectTimeout: TimeInterval?
     var retries = 0
@@ -76,6 +115,11 @@ struct Options: Sendable {
 }
 
 extension Options {
+    /// The first `-o FILE` (what `download` takes), or `nil`.
+    var output: String? {
+        outputs.lazy.compactMap { if case let .file(path) = $0 { return path } else { return nil } }.first
+    }
+
     /// `--data` and its kin: the body pieces other than `-d` (`download` refuses them).
     var data: [String] { dataArguments.filter { !$0.isShortD }.map(\.value) }
 
@@ -93,12 +137,22 @@ struct DataArgument: Sendable, Equatable {
         case raw
         /// `--data-urlencode`: `content`, `=content`, `name=content`, `@file`, `name@file`.
         case urlEncode
+        /// `--data-binary`: `TEXT`, or `@FILE` (`@-` stdin), bytes kept exactly as they are.
+        case binary
     }
 
     let kind: Kind
     let value: String
     /// Given as `-d`, which is `--dir` for `download`.
     var isShortD = false
+}
+
+/// Where `-o` or `-O` sends one URL's body.
+enum OutputArgument: Sendable, Equatable {
+    /// `-o FILE` (`-o -` is stdout).
+    case file(String)
+    /// `-O`: a file named after the URL (or, with `-J`, after the server's `Content-Disposition`).
+    case remoteName
 }
 
 /// The first positional argument, when it names one.

@@ -1,20 +1,28 @@
 import Foundation
 
-/// The `application/x-www-form-urlencoded` text of `-d`, `--data`, `--data-raw` and
-/// `--data-urlencode`, joined with `&` in the order given, as curl joins them; it becomes the
-/// body, or with `-G` the URL's query.
+/// The `application/x-www-form-urlencoded` text of `-d`, `--data`, `--data-binary`,
+/// `--data-raw` and `--data-urlencode`, joined with `&` in the order given, as curl joins them;
+/// it becomes the body, or with `-G` the URL's query.
+///
+/// A file that cannot be read (`-d @missing`) sends nothing in its place, as curl's "this makes
+/// an empty POST"; `warn` is told.
 enum FormData {
-    static func encoded(_ arguments: [DataArgument], standardInput: () -> Data) throws(Failure) -> Data {
+    static func encoded(_ arguments: [DataArgument], standardInput: () -> Data, warn: (String) -> Void = { _ in }) -> Data {
         var joined = Data()
         for (index, argument) in arguments.enumerated() {
             if index > 0 { joined.append(UInt8(ascii: "&")) }
             switch argument.kind {
             case .data:
-                joined.append(try RequestBodyInput.content(of: argument.value, standardInput: standardInput))
+                // curl strips carriage returns and newlines from a file (or stdin) given with
+                // `-d @`; `--data-binary` keeps them.
+                let content = RequestBodyInput.content(of: argument.value, standardInput: standardInput, warn: warn)
+                joined.append(argument.value.hasPrefix("@") ? content.filter { $0 != 0x0D && $0 != 0x0A } : content)
+            case .binary:
+                joined.append(RequestBodyInput.content(of: argument.value, standardInput: standardInput, warn: warn))
             case .raw:
                 joined.append(Data(argument.value.utf8))
             case .urlEncode:
-                joined.append(Data(try urlEncoded(argument.value, standardInput: standardInput).utf8))
+                joined.append(Data(urlEncoded(argument.value, standardInput: standardInput, warn: warn).utf8))
             }
         }
         return joined
@@ -23,25 +31,27 @@ enum FormData {
     /// curl's five forms: `content`, `=content`, `name=content` encode the content; `@file` and
     /// `name@file` encode the file's bytes. Whichever of `=` and `@` comes first decides, so a
     /// value may contain the other (`q=a@b`). The name is sent as typed.
-    private static func urlEncoded(_ argument: String, standardInput: () -> Data) throws(Failure) -> String {
+    static func urlEncoded(_ argument: String, standardInput: () -> Data, warn: (String) -> Void = { _ in }) -> String {
         guard let separator = argument.firstIndex(where: { $0 == "=" || $0 == "@" }) else {
             return percentEncoded(Data(argument.utf8))
         }
         let name = String(argument[..<separator])
         let rest = String(argument[argument.index(after: separator)...])
-        let content = argument[separator] == "@"
-            ? try RequestBodyInput.content(of: "@" + rest, standardInput: standardInput)
-            : Data(rest.utf8)
+        guard argument[separator] == "@" else { return (name.isEmpty ? "" : name + "=") + percentEncoded(Data(rest.utf8)) }
+        // A file that cannot be read makes the whole piece empty, name included, as in curl.
+        guard let content = RequestBodyInput.readableContent(of: "@" + rest, standardInput: standardInput, warn: warn) else { return "" }
         return (name.isEmpty ? "" : name + "=") + percentEncoded(content)
     }
 
-    /// Every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`) as `%XX`, a space as `%20`,
-    /// as curl encodes.
+    /// Every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`) as `%XX`, and a space as `+`,
+    /// as curl 7.88 encodes `--data-urlencode` and `--url-query`.
     static func percentEncoded(_ bytes: Data) -> String {
         var text = ""
         text.reserveCapacity(bytes.count)
         for byte in bytes {
-            if isUnreserved(byte) {
+            if byte == UInt8(ascii: " ") {
+                text.append("+")
+            } else if isUnreserved(byte) {
                 text.unicodeScalars.append(UnicodeScalar(byte))
             } else {
                 text += String(format: "%%%02X", byte)

@@ -1,5 +1,5 @@
 /// curl's options that each set one header: `-A` (`User-Agent`), `-e` (`Referer`), `-r`
-/// (`Range: bytes=…`).
+/// (`Range: bytes=…`), `--etag-compare` (`If-None-Match`).
 ///
 /// They become header lines placed before the `-H` ones, so that a `-H` of the same name wins,
 /// as it does in curl, and both kinds of plan read them like any other header.
@@ -8,7 +8,8 @@ enum ImpliedHeaders {
         var lines: [String] = []
         if let agent = options.userAgent {
             try checkPrintable(agent, "-A")
-            lines.append("User-Agent: \(agent)")
+            // `-A ''` sends no User-Agent at all, as in curl: `User-Agent:` removes it.
+            lines.append(agent.isEmpty ? "User-Agent:" : "User-Agent: \(agent)")
         }
         if let referer = options.referer {
             try checkPrintable(referer, "-e")
@@ -22,6 +23,9 @@ enum ImpliedHeaders {
                 throw .usage("-r needs a byte range such as 0-499, 500- or -500, not '\(range)'")
             }
             lines.append("Range: bytes=\(range)")
+        }
+        if let file = options.etagCompare {
+            lines.append("If-None-Match: \(try ETagFile.read(file))")
         }
         return lines
     }

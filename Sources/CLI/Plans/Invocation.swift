@@ -34,13 +34,19 @@ enum Invocation: Sendable {
         }
     }
 
-    /// Options that shape one request and its output: `download` saves many files in
-    /// parallel, where a method, a script's report or a verbose trace per file has no place.
+    /// Options that shape a request and its output: `download` saves many files in parallel,
+    /// by its own rules (names from the URL, `.partial` files), where a method, a script's
+    /// report, a verbose trace or curl's output naming has no place.
     private static func refuseRequestOnlyOptions(_ options: Options) throws(Failure) {
         let given = [
             (options.method != nil, "-X"), (options.dataInQuery, "-G"), (options.range != nil, "-r"),
             (options.writeOut != nil, "-w"), (options.verbose, "-v"), (options.jsonOutput, "--json-output"),
             (!options.cookies.isEmpty, "-b"), (options.cookieJar != nil, "-c"), (options.maxFilesize != nil, "--max-filesize"),
+            (options.outputs.contains(.remoteName) || options.remoteNameAll, "-O"), (options.remoteHeaderName, "-J"),
+            (options.continueAt != nil, "-C"), (options.dumpHeader != nil, "-D"), (options.headOnly, "-I"),
+            (options.etagSave != nil || options.etagCompare != nil, "--etag-save/--etag-compare"), (options.parallel, "-Z"),
+            (options.failWithBody, "--fail-with-body"), (!options.urlQueries.isEmpty, "--url-query"),
+            (options.outputDirectory != nil, "--output-dir"), (options.removeOnError, "--remove-on-error"),
         ]
         for (isGiven, name) in given where isGiven {
             throw .usage("\(name) is for single requests; it cannot be used with download")

@@ -16,7 +16,7 @@ struct RequestBodyInput {
 
     /// `nil` when no body option was given. `-d` counts as `--data` here: the caller has
     /// established that the command is a request.
-    init?(_ options: Options, standardInput: () -> Data) throws(Failure) {
+    init?(_ options: Options, standardInput: () -> Data, warn: (String) -> Void = { _ in }) throws(Failure) {
         let given = [
             options.dataArguments.isEmpty ? nil : "--data",
             options.json == nil ? nil : "--json",
@@ -31,31 +31,57 @@ struct RequestBodyInput {
         uploadedFileName = options.uploadFile.flatMap { $0 == "-" ? nil : URL(fileURLWithPath: $0).lastPathComponent }
 
         if let json = options.json {
-            body = .data(try Self.content(of: json, standardInput: standardInput), contentType: "application/json")
+            body = .data(try Self.requiredContent(of: json, standardInput: standardInput), contentType: "application/json")
         } else if !options.dataArguments.isEmpty {
             // Several pieces are joined with '&', as curl does, so fields can be given one by one.
-            body = .data(try FormData.encoded(options.dataArguments, standardInput: standardInput),
+            body = .data(FormData.encoded(options.dataArguments, standardInput: standardInput, warn: warn),
                          contentType: "application/x-www-form-urlencoded")
         } else if !options.form.isEmpty {
             body = .multipart(try Self.form(options.form))
         } else if let path = options.uploadFile {
+            // Sent with no Content-Type, as curl -T sends a file: a pre-signed URL's signature
+            // may cover the headers, and any guess would break it.
             if path == "-" {
-                body = .data(standardInput(), contentType: "application/octet-stream")
+                body = .data(standardInput(), contentType: "")
             } else {
                 let file = URL(fileURLWithPath: path)
-                try Self.checkReadable(file)
-                body = .file(file)
+                do throws(Failure) {
+                    try Self.checkReadable(file)
+                } catch {
+                    throw Failure(error.exitCode, error.message, isShownWhenSilent: true)
+                }
+                body = .untypedFile(file)
             }
         } else {
             return nil
         }
     }
 
-    /// `TEXT` as UTF-8, `@FILE` as the file's bytes (unchanged: no newline stripping), `@-` stdin.
-    static func content(of argument: String, standardInput: () -> Data) throws(Failure) -> Data {
+    /// `TEXT` as UTF-8, `@FILE` as the file's bytes, `@-` stdin. A file that cannot be read is
+    /// nothing, as in curl ("this makes an empty POST"), with a warning unless `-s`; `warn`
+    /// receives it.
+    static func content(of argument: String, standardInput: () -> Data, warn: (String) -> Void = { _ in }) -> Data {
+        readableContent(of: argument, standardInput: standardInput, warn: warn) ?? Data()
+    }
+
+    /// The same, `nil` for a file that cannot be read.
+    static func readableContent(of argument: String, standardInput: () -> Data, warn: (String) -> Void) -> Data? {
         guard argument.hasPrefix("@") else { return Data(argument.utf8) }
         let path = String(argument.dropFirst())
         if path == "-" { return standardInput() }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            warn("cannot read \(path): \(Failure.describe(error)); it sends nothing")
+            return nil
+        }
+    }
+
+    /// `TEXT` as UTF-8, `@FILE` as the file's bytes, `@-` stdin; a file that cannot be read is
+    /// curl's read error (exit 26): for `--json`, whose body would otherwise be no JSON at all.
+    static func requiredContent(of argument: String, standardInput: () -> Data) throws(Failure) -> Data {
+        guard argument.hasPrefix("@"), argument != "@-" else { return content(of: argument, standardInput: standardInput) }
+        let path = String(argument.dropFirst())
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {

@@ -2,19 +2,37 @@ import Courier
 import Foundation
 
 /// Headers and credentials, shared by both kinds of plan.
+///
+/// `-H` lines follow curl's three forms: `Name: value` sets a header, `Name:` (nothing but
+/// blanks after the colon) removes one courier would send itself, `Name;` sends it empty. Where
+/// curl sends every `-H` line, courier sends one value per name: the last.
 struct RequestHeaders: Sendable, Equatable {
     /// Names are unique regardless of case; the last `-H` for a name wins.
     private(set) var fields: [String: String] = [:]
+    /// Names given as `Name:`, lower-cased: headers not to send at all.
+    private(set) var removed: Set<String> = []
     var authentication: Authentication?
 
     init(_ options: Options) throws(Failure) {
         for line in options.headers {
-            guard let colon = line.firstIndex(of: ":") else {
-                throw .usage("-H needs 'Name: value', not '\(line)'")
+            let colon = line.firstIndex(of: ":")
+            let semicolon = line.firstIndex(of: ";")
+            if let semicolon, colon.map({ semicolon < $0 }) ?? true, line[line.index(after: semicolon)...].allSatisfy(\.isWhitespace) {
+                // `Name;`: the header, sent with an empty value.
+                let name = String(line[..<semicolon]).trimmingCharacters(in: .whitespaces)
+                try Self.checkName(name, line)
+                set(name, "")
+                continue
             }
+            guard let colon else { throw .usage("-H needs 'Name: value', not '\(line)'") }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, !name.contains(" ") else { throw .usage("-H '\(line)' has no valid header name") }
-            set(name, line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            try Self.checkName(name, line)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if value.isEmpty {
+                remove(name)
+            } else {
+                set(name, value)
+            }
         }
         switch (options.user, options.bearer) {
         case (nil, nil):
@@ -29,9 +47,23 @@ struct RequestHeaders: Sendable, Equatable {
         }
     }
 
-    /// Whether a header of that name was given (in any case).
+    private static func checkName(_ name: String, _ line: String) throws(Failure) {
+        guard !name.isEmpty, !name.contains(" ") else { throw .usage("-H '\(line)' has no valid header name") }
+    }
+
+    /// Whether a header of that name was given (in any case), to send or to remove.
     func contains(_ name: String) -> Bool {
-        fields.keys.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+        isRemoved(name) || fields.keys.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// Whether `-H 'Name:'` asked for that header not to be sent.
+    func isRemoved(_ name: String) -> Bool {
+        removed.contains(name.lowercased())
+    }
+
+    /// The value given for `name`, if any.
+    func value(_ name: String) -> String? {
+        fields.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
     /// Sets a header unless one of that name was given on the command line.
@@ -39,10 +71,17 @@ struct RequestHeaders: Sendable, Equatable {
         if !contains(name) { fields[name] = value }
     }
 
-    private mutating func set(_ name: String, _ value: String) {
+    /// Sets a header, replacing one given on the command line.
+    mutating func set(_ name: String, _ value: String) {
         for key in fields.keys where key.caseInsensitiveCompare(name) == .orderedSame {
             fields[key] = nil
         }
         fields[name] = value
+    }
+
+    /// `Name:` removes the header courier would send itself (User-Agent, Content-Type, …), not
+    /// one given with another `-H`, as in curl.
+    private mutating func remove(_ name: String) {
+        removed.insert(name.lowercased())
     }
 }

@@ -1,102 +1,179 @@
 import Courier
 import Foundation
 
-/// One request (`get`, `post`, `put`, `patch`, `delete`, `head`, or any method with `-X`),
-/// checked and ready to send.
+/// A request command (`get`, `post`, `put`, `patch`, `delete`, `head`, any method with `-X`, or
+/// none named), checked and ready to send: one request shape, and one transfer per URL.
 struct RequestPlan: Sendable {
     let method: HTTPMethod
-    let url: URL
     let headers: RequestHeaders
     let body: RequestBody?
-    /// `-o FILE`: the body is streamed to this file instead of stdout.
-    let output: URL?
-    /// `-i`: the status line and headers are printed before the body.
+    /// The bytes of the body, for `%{size_upload}` (0 without one).
+    let bodySize: Int64
+    /// One per URL, in order.
+    let transfers: [TransferPlan]
+    /// `-i`: the head is written before the body, to the same place.
     let includeHeaders: Bool
+    /// `-I` (or `head`): a `HEAD` request whose head is the output.
+    let headOnly: Bool
+    /// `-D FILE` (`-` for stdout): every head of each transfer, redirects included.
+    let dumpHeader: String?
     /// `--json-output`: status, headers and body as one JSON object on stdout.
     let jsonOutput: Bool
-    /// `-w`: what is printed on stdout once the request is over.
+    /// `-w`: what is printed once each transfer is over.
     let writeOut: WriteOut?
     /// `-v`: request and response heads, redirects, retries and timings on stderr.
     let verbose: Bool
-    /// `--max-filesize`: a larger body fails the request (exit 63).
+    /// `--max-filesize`: a larger body fails the transfer (exit 63).
     let maxFilesize: Int64?
-    /// `-b`, `-c`: the cookies the request starts with and where they are saved; `nil` without either.
+    /// `-b`, `-c`: the cookies the requests start with and where they are saved; `nil` without either.
     let cookies: CookieJar?
-    /// `-N`: every chunk goes out as it arrives, even JSON on a terminal (never held to be
-    /// pretty-printed).
+    /// `-N`: every chunk goes out as it arrives, even JSON on a terminal.
     let noBuffer: Bool
+    /// `--fail-with-body`: exit 22 on an error status, the body written as usual.
+    let failWithBody: Bool
+    /// `-C`: where a file output resumes.
+    let resume: ResumePoint?
+    /// `--remove-on-error`: the output file of a failed transfer is removed.
+    let removeOnError: Bool
+    /// `--create-dirs`: the folders an output path names are made.
+    let createDirectories: Bool
+    /// `--etag-save FILE`.
+    let etagSave: String?
+    /// `--retry` and its kin, as curl applies them.
+    let retry: RetryRules
+    /// `-Z`: the transfers run at once, at most `parallelMax` at a time.
+    let parallel: Bool
+    let parallelMax: Int
     let settings: Settings
+    /// What reading the command line found worth a warning (a `-d @file` that cannot be read),
+    /// printed before the transfers unless `-s`.
+    let warnings: [String]
+
+    /// `-C OFFSET` or `-C -`.
+    enum ResumePoint: Sendable, Equatable {
+        /// `-C -`: from the size of the output file, if it exists.
+        case fromFileSize
+        case offset(Int64)
+    }
 
     /// - Parameter namedMethod: The method of the command given on the command line, or `nil`
-    ///   when none was named (then `-X` names it, or a body means `POST`, an upload `PUT`, as in curl).
+    ///   when none was named (then `-X` names it, `-I` means `HEAD`, a body means `POST`, an
+    ///   upload `PUT`, as in curl).
     init(_ options: Options, namedMethod: HTTPMethod?, standardInput: () -> Data) throws(Failure) {
-        if options.directory != nil { throw .usage("--dir is for download; use -o FILE") }
+        if options.directory != nil { throw .usage("--dir is for download; use -o FILE or --output-dir DIR") }
         if options.noResume { throw .usage("--no-resume is for download") }
-        guard let urlText = options.urls.first else { throw .usage("no URL given") }
-        guard options.urls.count == 1 else {
-            throw .usage("one URL at a time (got \(options.urls.count)); use 'courier download' for several")
-        }
+        guard !options.urls.isEmpty else { throw .usage("no URL given") }
         var options = options
-        let namedMethod = try Self.method(named: namedMethod, typed: options.method)
+        let typedMethod = try Self.method(named: namedMethod, typed: options.method)
 
-        var url = try URLInput.parse(urlText)
         var headers = try RequestHeaders(options)
+        var warnings: [String] = []
+        var query: String?
         if options.dataInQuery {
-            url = try Self.url(url, withDataOf: options, standardInput: standardInput)
+            query = try Self.queryText(of: options, standardInput: standardInput) { warnings.append($0) }
             options.dataArguments = []
         }
-        let body = try RequestBodyInput(options, standardInput: standardInput)
+        let bodyInput = try RequestBodyInput(options, standardInput: standardInput) { warnings.append($0) }
 
         let method: HTTPMethod
-        switch (namedMethod, body) {
+        switch (typedMethod, bodyInput) {
         case let (named?, nil):
             method = named
         case let (named?, body?):
             // URLSession refuses to send a GET with a body.
             guard named != .get, named != .head else {
-                let query = body.optionName == "--data" ? ", or -G to send it in the URL" : ""
-                throw .usage("\(named.rawValue.lowercased()) sends no body; use post, put or patch (or name no command) with \(body.optionName)\(query)")
+                let hint = body.optionName == "--data" ? ", or -G to send it in the URL" : ""
+                throw .usage("\(named.rawValue.lowercased()) sends no body; use post, put or patch (or name no command) with \(body.optionName)\(hint)")
             }
             method = named
         case (nil, nil):
-            method = .get
+            method = options.headOnly ? .head : .get
         case let (nil, body?):
+            guard !options.headOnly else { throw .usage("-I sends a HEAD request, which has no body; leave out \(body.optionName)") }
             method = body.isUpload ? .put : .post
         }
-
-        if let uploaded = body?.uploadedFileName, url.path.isEmpty || url.path.hasSuffix("/") {
-            // As curl: uploading to a folder-like URL names the resource after the file.
-            url = url.appendingPathComponent(uploaded)
+        var body = bodyInput?.body
+        if headers.isRemoved("Content-Type"), case let .data(bytes, _)? = body {
+            // `-H 'Content-Type:'` sends the body with no media type, as in curl.
+            body = .data(bytes, contentType: "")
         }
-        if body?.isJSON == true {
+        if bodyInput?.isJSON == true {
             headers.setDefault("Content-Type", "application/json")
             headers.setDefault("Accept", "application/json")
         }
 
-        if options.output == "-" { options.output = nil }
-        if options.output != nil, options.includeHeaders {
-            throw .usage("-i prints headers to stdout; it cannot be combined with -o")
-        }
-        if options.output != nil, method == .head {
-            throw .usage("head prints headers only; it cannot be combined with -o")
-        }
-        if options.jsonOutput, options.includeHeaders || options.output != nil {
-            throw .usage("--json-output prints status, headers and body as one object; it cannot be combined with \(options.output != nil ? "-o" : "-i")")
+        if options.jsonOutput, options.includeHeaders || !options.outputs.isEmpty || options.remoteNameAll || options.urls.count > 1
+            || options.writeOut != nil || options.dumpHeader != nil || options.retries > 0 || options.continueAt != nil {
+            throw .usage("--json-output prints one response as one JSON object; it cannot be combined with -i, -o, -O, -w, -D, "
+                + "--retry, -C or several URLs")
         }
 
+        self.warnings = warnings
         self.method = method
-        self.url = url
         self.headers = headers
-        self.body = body?.body
-        self.output = options.output.map { URL(fileURLWithPath: $0) }
-        self.includeHeaders = options.includeHeaders || method == .head
+        self.body = body
+        self.bodySize = Self.size(of: body)
+        self.transfers = try Self.transfers(options, query: query, upload: bodyInput?.uploadedFileName)
+        self.includeHeaders = options.includeHeaders
+        self.headOnly = method == .head
+        self.dumpHeader = options.dumpHeader
         self.jsonOutput = options.jsonOutput
-        self.writeOut = try options.writeOut.map(WriteOut.init(argument:))
+        if let format = options.writeOut {
+            self.writeOut = try WriteOut(argument: format, standardInput: standardInput)
+        } else {
+            self.writeOut = nil
+        }
         self.verbose = options.verbose
         self.maxFilesize = options.maxFilesize
         self.cookies = try CookieJar(options)
         self.noBuffer = options.noBuffer
-        self.settings = try Settings(options)
+        self.failWithBody = options.failWithBody
+        self.resume = options.continueAt.map { $0 == "-" ? .fromFileSize : .offset(Int64($0) ?? 0) }
+        self.removeOnError = options.removeOnError
+        self.createDirectories = options.createDirectories
+        self.etagSave = options.etagSave
+        self.retry = RetryRules(options)
+        self.parallel = options.parallel
+        self.parallelMax = options.parallelMax
+        self.settings = try Settings(options, followsRedirects: options.location, decompresses: options.compressed,
+                                     retriesInLibrary: false, defaultMaxRedirects: 50)   // curl's -L limit
+        if resume != nil, method != .get, method != .head {
+            // A range of a response to a body sent again is nothing a server can promise.
+            throw .usage("-C resumes a download; it cannot be used with a request body")
+        }
+    }
+
+    /// One transfer per URL, each with the output `-o`/`-O` gave it, in order, as curl pairs them.
+    private static func transfers(_ options: Options, query: String?, upload: String?) throws(Failure) -> [TransferPlan] {
+        var transfers: [TransferPlan] = []
+        for (index, text) in options.urls.enumerated() {
+            var url = try URLInput.parse(text)
+            if let query { url = try URLInput.appendingQuery(query, to: url, for: "-G") }
+            if !options.urlQueries.isEmpty {
+                var pieces: [String] = []
+                for piece in options.urlQueries {
+                    // `+name=value` goes as it is; anything else is encoded as --data-urlencode encodes.
+                    pieces.append(piece.hasPrefix("+") ? String(piece.dropFirst())
+                        : FormData.urlEncoded(piece, standardInput: { Data() }))
+                }
+                url = try URLInput.appendingQuery(pieces.joined(separator: "&"), to: url, for: "--url-query")
+            }
+            if let upload { url = URLInput.naming(url, after: upload) }
+
+            let output: OutputTarget
+            let given = index < options.outputs.count ? options.outputs[index] : (options.remoteNameAll ? .remoteName : nil)
+            switch given {
+            case nil, .file("-")?:
+                output = .stdout
+            case let .file(path)?:
+                output = .file(OutputTarget.path(path, in: options.outputDirectory))
+            case .remoteName?:
+                output = .remoteName(OutputTarget.remoteName(of: url), directory: options.outputDirectory,
+                                     usesHeaderName: options.remoteHeaderName)
+            }
+            transfers.append(TransferPlan(index: index, url: url, urlText: text, output: output))
+        }
+        return transfers
     }
 
     /// The method named by the command or by `-X`; both may be given only if they agree.
@@ -114,21 +191,24 @@ struct RequestPlan: Sendable {
         return method
     }
 
-    /// `-G`: the `--data` pieces appended to the query (after any it has), joined with `&`.
-    private static func url(_ url: URL, withDataOf options: Options, standardInput: () -> Data) throws(Failure) -> URL {
+    /// `-G`: the `--data` pieces, joined with `&`, for the URL's query.
+    private static func queryText(of options: Options, standardInput: () -> Data, warn: (String) -> Void) throws(Failure) -> String? {
         for (given, name) in [(options.json != nil, "--json"), (!options.form.isEmpty, "--form"),
                               (options.uploadFile != nil, "--upload-file")] where given {
             throw .usage("-G sends --data in the URL; it cannot be combined with \(name)")
         }
-        guard !options.dataArguments.isEmpty else { return url }
-        let query = FormData.queryText(try FormData.encoded(options.dataArguments, standardInput: standardInput))
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            throw Failure(.invalidURL, "cannot add the -G data to '\(Redaction.standard.redact(url))'")
+        guard !options.dataArguments.isEmpty else { return nil }
+        return FormData.queryText(FormData.encoded(options.dataArguments, standardInput: standardInput, warn: warn))
+    }
+
+    /// The bytes a body sends, as far as they are known before sending.
+    private static func size(of body: RequestBody?) -> Int64 {
+        switch body {
+        case nil: return 0
+        case let .file(url)?, let .untypedFile(url)?:
+            return (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
+        case .multipart?: return 0
+        case let body?: return Int64((try? body.encoded())?.count ?? 0)
         }
-        components.percentEncodedQuery = [components.percentEncodedQuery, query].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "&")
-        guard let withQuery = components.url else {
-            throw Failure(.invalidURL, "cannot add the -G data to '\(Redaction.standard.redact(url))'")
-        }
-        return withQuery
     }
 }

@@ -3,10 +3,22 @@ import Foundation
 
 /// Settings every command shares.
 struct Settings: Sendable {
+    /// `-s`: no progress, and no error messages unless `-S`.
     var silent: Bool
+    /// `-S`: error messages even with `-s`.
+    var showError: Bool
     var fail: Bool
+    /// `-L` for requests; downloads always follow.
+    var followsRedirects: Bool
+    /// `--compressed` for requests (curl's default is off); downloads let the library choose.
+    var decompresses: Bool
+    /// Whether `--retry` is the library's retry policy (downloads) or the command's own loop,
+    /// curl's rules (requests, see ``RetryRules``).
+    var retriesInLibrary: Bool
     /// `--progress`: progress even when stderr is not a terminal (as plain lines), or with `-s`.
     var progressRequested: Bool
+    /// `--no-progress-meter`: no progress, error messages kept.
+    var noProgressMeter: Bool
     /// The overall deadline of each request; `.infinity` when `--timeout` is not given, as curl.
     var timeout: TimeInterval
     /// `--connect-timeout`: how long to wait for the connection, and then for each next byte.
@@ -17,7 +29,7 @@ struct Settings: Sendable {
     /// `--retry-max-time`: no retry starts later than this many seconds after the first attempt.
     var retryMaxTime: TimeInterval?
     var maxConcurrent: Int
-    /// `--max-redirs`: `nil` for the library's default, `-1` for no limit of courier's own.
+    /// `--max-redirs`: `nil` for the default (curl's 50 with `-L`), `-1` for no limit of courier's own.
     var maxRedirects: Int?
     /// `--engine`, or `.automatic` (libcurl on Linux unless `COURIER_ENGINE` says otherwise).
     var engine: Network.Engine
@@ -28,17 +40,23 @@ struct Settings: Sendable {
     var proxy: String?
 
     /// - Throws: A usage error for a TLS or proxy option when the engine in use is not libcurl.
-    init(_ options: Options) throws(Failure) {
+    init(_ options: Options, followsRedirects: Bool = true, decompresses: Bool = true, retriesInLibrary: Bool = true,
+         defaultMaxRedirects: Int? = nil) throws(Failure) {
         silent = options.silent
+        showError = options.showError
         fail = options.fail
-        progressRequested = options.progress
+        self.followsRedirects = followsRedirects
+        self.decompresses = decompresses
+        self.retriesInLibrary = retriesInLibrary
+        progressRequested = options.progress && !options.noProgressMeter
+        noProgressMeter = options.noProgressMeter
         timeout = options.timeout ?? .infinity
         connectTimeout = options.connectTimeout
         retries = options.retries
         retryDelay = options.retryDelay
         retryMaxTime = options.retryMaxTime
         maxConcurrent = options.maxConcurrent
-        maxRedirects = options.maxRedirects
+        maxRedirects = options.maxRedirects ?? defaultMaxRedirects
         engine = options.engine ?? .automatic
         tls = TLSOptions(
             certificateAuthorities: options.caCertificates.map { URL(fileURLWithPath: $0) },

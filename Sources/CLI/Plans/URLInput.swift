@@ -1,7 +1,8 @@
 import Courier
 import Foundation
 
-/// Reads the URL arguments the way curl does: a missing scheme means `http://`.
+/// Reads the URL arguments the way curl does: a missing scheme means `http://`; a scheme other
+/// than http and https is curl's "unsupported protocol" (exit 1).
 enum URLInput {
     /// Messages quote the argument with its password hidden (see ``Redaction``).
     static func parse(_ text: String) throws(Failure) -> URL {
@@ -11,11 +12,35 @@ enum URLInput {
             throw Failure(.invalidURL, "malformed URL '\(shown)'")
         }
         guard scheme == "http" || scheme == "https" else {
-            throw Failure(.invalidURL, "unsupported URL scheme '\(scheme)' in '\(shown)' (only http and https)")
+            throw Failure(.failure, "unsupported URL scheme '\(scheme)' in '\(shown)' (only http and https)")
         }
         guard let host = url.host, !host.isEmpty else {
             throw Failure(.invalidURL, "no host in URL '\(shown)'")
         }
         return url
+    }
+
+    /// `url` with `query` (already encoded) after any query it has, joined with `&`: `-G`'s data,
+    /// `--url-query`'s pieces. `option` names the option for messages.
+    static func appendingQuery(_ query: String, to url: URL, for option: String) throws(Failure) -> URL {
+        guard !query.isEmpty else { return url }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw Failure(.invalidURL, "cannot add the \(option) data to '\(Redaction.standard.redact(url))'")
+        }
+        components.percentEncodedQuery = [components.percentEncodedQuery, query].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "&")
+        guard let withQuery = components.url else {
+            throw Failure(.invalidURL, "cannot add the \(option) data to '\(Redaction.standard.redact(url))'")
+        }
+        return withQuery
+    }
+
+    /// `-T FILE URL`: a URL whose path is empty or ends with `/` names a folder, and the upload
+    /// goes to the file's name in it, as curl does (`-T a.txt http://h/up/` puts `/up/a.txt`).
+    static func naming(_ url: URL, after file: String) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              components.percentEncodedPath.isEmpty || components.percentEncodedPath.hasSuffix("/") else { return url }
+        let encoded = file.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/;?#"))) ?? file
+        components.percentEncodedPath = (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath) + encoded
+        return components.url ?? url
     }
 }

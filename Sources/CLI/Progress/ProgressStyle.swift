@@ -1,6 +1,7 @@
 /// How progress is shown, decided once per run from the options and from where stderr goes.
 enum ProgressStyle: Equatable {
-    /// Nothing (stderr is not a terminal and `--progress` was not given, or `-s`).
+    /// Nothing (stderr is not a terminal and `--progress` was not given, or `-s`, or
+    /// `--no-progress-meter`).
     case none
     /// One bar per transfer on stderr, redrawn in place.
     /// - `transient`: erased at the end, because the body follows on the same terminal.
@@ -12,7 +13,7 @@ enum ProgressStyle: Equatable {
     /// - Parameter keepsBars: Whether the bars stay once done: downloads and `-o` keep them as a
     ///   record; a body printed to stdout replaces them.
     static func choose(_ settings: Settings, stderrIsTerminal: Bool, keepsBars: Bool) -> ProgressStyle {
-        if settings.silent && !settings.progressRequested { return .none }
+        if settings.noProgressMeter || settings.silent && !settings.progressRequested { return .none }
         if stderrIsTerminal { return .bars(transient: !keepsBars, delay: keepsBars ? 0 : 0.5) }
         return settings.progressRequested ? .lines : .none
     }

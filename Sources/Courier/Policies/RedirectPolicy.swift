@@ -9,7 +9,8 @@ import FoundationNetworking
 ///   body. URLSession on Linux keeps the method but drops the body (an in-memory body and one
 ///   streamed from a file alike), so for a request with a body Courier stops URLSession's
 ///   redirect and sends the request again itself, with a new task.
-/// - `301`, `302` and `303` follow URLSession's rewrite (a `POST` becomes a `GET` without body).
+/// - `301`, `302` and `303` follow URLSession's rewrite (a `POST` becomes a `GET` without body),
+///   and the `GET` goes without the body's `Content-Type` and `Content-Length`.
 /// - A redirect to another origin (scheme, host, port) drops `Authorization`,
 ///   `Proxy-Authorization` and `Cookie`: credentials meant for one server must not reach another.
 /// - A redirect to a scheme other than http and https is refused
@@ -56,6 +57,14 @@ enum RedirectPolicy {
         if [307, 308].contains(response.statusCode), let previous, let target = proposed.url {
             next = previous
             next.url = target
+        }
+        let before = (previous ?? original)?.httpMethod ?? "GET"
+        if before != "GET", before != "HEAD", (next.httpMethod ?? "GET") == "GET" {
+            // A body turned into a GET (301, 302, 303) leaves its description behind too:
+            // FoundationNetworking kept the POST's Content-Type on the GET.
+            next.httpBody = nil
+            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+            next.setValue(nil, forHTTPHeaderField: "Content-Length")
         }
         if let from = original?.url, let to = next.url, !sameOrigin(from, to) {
             for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }

@@ -18,6 +18,7 @@ extension NetworkRequest {
     ///   The body is encoded again for the command: a `JSONEncoder` without `.sortedKeys` may
     ///   order an object's keys differently from the request that was sent.
     /// - A `.file` body is `--data-binary @path`: curl reads the file when it runs.
+    /// - An `.untypedFile` body is `--data-binary @path -H Content-Type:`, sent without a media type.
     /// - A `.multipart` form is one `-F` per part (`--form-string` for text fields, `@path` for
     ///   files, `type=` and `filename=` as the form says); curl picks its own boundary. One
     ///   in-memory part that is not plain text is piped in by `printf`; a form with more than
@@ -75,6 +76,9 @@ struct CurlCommand {
         switch body {
         case let .file(url)?:
             bodyArguments = ["--data-binary", "@" + url.path]
+        case let .untypedFile(url)?:
+            // `Content-Type:` removes the form type curl would otherwise give --data-binary.
+            bodyArguments = ["--data-binary", "@" + url.path, "-H", "Content-Type:"]
         case let .multipart(form)?:
             if let parts = formArguments(form) {
                 bodyArguments = parts

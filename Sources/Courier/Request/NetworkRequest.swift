@@ -153,7 +153,7 @@ extension NetworkRequest {
         if let body {
             // Streamed bodies are uploaded from a file by the transfer, never held here.
             if !body.isStreamed { request.httpBody = try body.encoded() }
-            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            if request.value(forHTTPHeaderField: "Content-Type") == nil, !body.contentType.isEmpty {
                 request.setValue(body.contentType, forHTTPHeaderField: "Content-Type")
             }
         }

@@ -168,6 +168,7 @@ enum RedactedFields {
         case .encodedForm: return "form"
         case let .text(text): return "\(text.utf8.count) bytes of text"
         case let .file(url): return "the file \(url.path)"
+        case let .untypedFile(url): return "the file \(url.path), with no Content-Type"
         case .multipart: return "multipart form"
         }
     }

@@ -32,6 +32,16 @@ public enum RequestBody: Sendable {
     /// The contents of a file, streamed from disk (never loaded into memory), with upload
     /// progress. The media type is guessed from the file extension.
     case file(URL)
+    /// The contents of a file, streamed from disk as ``file(_:)`` is, sent with no
+    /// `Content-Type` at all, as `curl -T` sends a file: for upload URLs whose signature covers
+    /// the headers (pre-signed S3 and GCS `PUT` URLs), where any media type Courier guessed would
+    /// break it. ``contentType`` is empty. (URLSession on Linux labels a `POST` body without a
+    /// media type as form data whatever Courier does; `PUT`, the usual upload, goes without.)
+    ///
+    /// ```swift
+    /// let upload = Request<Data>(method: .put, url: presignedURL, body: .untypedFile(archive))
+    /// ```
+    case untypedFile(URL)
     /// A `multipart/form-data` form (RFC 7578). Courier writes it into a temporary file and
     /// uploads from that file, so file parts of any size never sit in memory; the temporary file
     /// is deleted when the upload ends, whichever way it ends.
@@ -64,7 +74,8 @@ public enum RequestBody: Sendable {
         .encodedForm(value, encoder: encoder)
     }
 
-    /// The `Content-Type` Courier sends with this body.
+    /// The `Content-Type` Courier sends with this body; empty for ``untypedFile(_:)``, which is
+    /// sent without one.
     public var contentType: String {
         switch self {
         case let .data(_, contentType): return contentType
@@ -72,6 +83,7 @@ public enum RequestBody: Sendable {
         case .form, .encodedForm: return "application/x-www-form-urlencoded"
         case .text: return "text/plain; charset=utf-8"
         case let .file(url): return MIMEType.forPathExtension(url.pathExtension)
+        case .untypedFile: return ""
         case let .multipart(form): return form.contentType
         }
     }
@@ -79,7 +91,7 @@ public enum RequestBody: Sendable {
     /// Whether the body is uploaded from a file rather than from memory.
     var isStreamed: Bool {
         switch self {
-        case .file, .multipart: return true
+        case .file, .untypedFile, .multipart: return true
         default: return false
         }
     }
@@ -109,7 +121,7 @@ public enum RequestBody: Sendable {
             }
         case let .text(text):
             return Data(text.utf8)
-        case let .file(url):
+        case let .file(url), let .untypedFile(url):
             do {
                 return try Data(contentsOf: url)
             } catch {

@@ -6,7 +6,8 @@ import Foundation
 /// (`Fatal error: Incorrect range CFRange`, found by fuzzing), so a single header from any server
 /// could end the process. Here every byte outside the grammar is a failed parse, and the date is
 /// computed with integer arithmetic alone: no calendar, no locale, no time zone database.
-enum HTTPDate {
+/// `package`: the command-line tool reads `Retry-After` with it for `--retry`.
+package enum HTTPDate {
     /// An HTTP date in one of the three forms RFC 9110 §5.6.7 says recipients must accept, or `nil`:
     ///
     /// - IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`
@@ -15,7 +16,7 @@ enum HTTPDate {
     ///
     /// Day and month names are matched without regard to case; the weekday is not checked against
     /// the date (a wrong one changes nothing a recipient does with it).
-    static func parse(_ text: String, now: Date = Date()) -> Date? {
+    package static func parse(_ text: String, now: Date = Date()) -> Date? {
         var scanner = ByteScanner(Array(text.utf8))
         scanner.skipSpaces()
         guard let weekday = scanner.letters(), !weekday.isEmpty else { return nil }

@@ -54,6 +54,10 @@ final class NetworkCore: Sendable {
     /// with this error rather than run without it.
     let unsupportedSetting: NetworkError?
     let coders = Locked(SharedCoders(encoder: JSONEncoder(), decoder: JSONDecoder()))
+    /// ``Network/userAgent``, ``Network/followsRedirects``, ``Network/decompressesResponses``.
+    let userAgent: Locked<String?>
+    let followsRedirects = Locked(true)
+    let decompressesResponses = Locked(true)
     /// The cookies Courier puts on each attempt and redirect itself, where URLSession would
     /// choose them wrongly (see ``SessionCookies``); `nil` when URLSession does it.
     let sessionCookies: SessionCookies?
@@ -74,6 +78,9 @@ final class NetworkCore: Sendable {
             try RequestTimeout.check(request.timeout)
             var urlRequest = try request.makeURLRequest()
             try defaults.withLock { $0 }.apply(to: &urlRequest)
+            if urlRequest.value(forHTTPHeaderField: "User-Agent") == nil, let agent = userAgent.withLock({ $0 }) {
+                urlRequest.setValue(agent, forHTTPHeaderField: "User-Agent")
+            }
             if let unsupportedSetting { throw unsupportedSetting }
             guard let url = urlRequest.url else { throw NetworkError.invalidURL("the request has no URL") }
             try URLValidation.check(url)
@@ -164,6 +171,23 @@ final class NetworkCore: Sendable {
         timerQueue.setSpecific(key: Self.internalQueueKey, value: "Courier's timer queue")
         requestQueue = RequestQueue(limit: maximumConcurrentRequests, startQueue: startQueue)
         transport = makeTransport(registry, delegateQueue)
+        userAgent = Locked(Self.configuredUserAgent(of: transport) ?? CourierVersion.userAgent)
+    }
+
+    /// The `User-Agent` the transport's configuration sends with every request
+    /// (`httpAdditionalHeaders`), which is then the network's default.
+    private static func configuredUserAgent(of transport: any Transport) -> String? {
+        let headers: [(name: String, value: String)]
+        if let curl = transport as? CurlTransport {
+            headers = curl.settings.additionalHeaders
+        } else if let session = transport as? URLSession {
+            headers = (session.configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value in
+                (key as? String).map { ($0, "\(value)") }
+            }
+        } else {
+            headers = []
+        }
+        return headers.first { $0.name.caseInsensitiveCompare("User-Agent") == .orderedSame }?.value
     }
 
     /// Creates the transfer for `request`, its body collected in memory, and queues it.

@@ -30,6 +30,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     private let id: UInt64
     private let timeout: TimeInterval
     private let retryPolicy: RetryPolicy
+    let decompressesResponses: Bool
     /// The request as built and completed with the Network's defaults, before interceptors.
     private let baseRequest: Result<URLRequest, NetworkError>
     private let body: Body
@@ -53,6 +54,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         self.id = core.nextTransferID()
         self.timeout = request.timeout
         self.retryPolicy = request.retryPolicy ?? core.retryPolicy.withLock { $0 }
+        self.decompressesResponses = core.decompressesResponses.withLock { $0 }
         self.baseRequest = baseRequest
         self.body = body
         self.delivery = delivery
@@ -115,6 +117,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             end(with: .invalidResponse(problem))
             return
         }
+        if state.withLock({ $0.pendingRedirect != nil }) {
+            // The 307 or 308 Courier follows itself once this task is over (see redirect): its
+            // head and body are nobody's answer, and a stream or a download must not see them.
+            return
+        }
         if state.withLock({ $0.redirectLimitHit != nil }) {
             // The redirect left unfollowed at the limit (both engines ask `redirect` before
             // handing its head on). It is no answer: its body is nobody's output (a stream's
@@ -146,12 +153,16 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// decompression limit: the transfer then ends with ``NetworkError/limitExceeded(_:)`` (and
     /// the chunk is dropped). A chunk the body refuses (flow control) is not counted: it comes back.
     private func receive(count: Int, encodedBytes: Int64?, _ deliver: () -> BodyStep) -> ReceiveDecision {
-        let (guarded, exceeded) = state.withLock { state -> (Bool, NetworkError?) in
-            guard let decoding = state.decoding else { return (false, nil) }
-            if let error = decoding.check(count, encoded: encodedBytes) { return (true, error) }
+        let (skipped, guarded, exceeded) = state.withLock { state -> (Bool, Bool, NetworkError?) in
+            // The 307 or 308 Courier follows itself once this task is over (see redirect): its
+            // body is nobody's, and is dropped unread.
+            if state.pendingRedirect != nil { return (true, false, nil) }
+            guard let decoding = state.decoding else { return (false, false, nil) }
+            if let error = decoding.check(count, encoded: encodedBytes) { return (false, true, error) }
             state.decoding?.taken(count)
-            return (true, nil)
+            return (false, true, nil)
         }
+        if skipped { return .accepted }
         if let exceeded {
             end(with: exceeded)
             return .accepted
@@ -201,10 +212,12 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         conclude(completion.outcome)
     }
 
-    func redirect(_ response: HTTPURLResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
-        let head = HTTPResponse(response, body: Data())
+    func redirect(_ response: HTTPURLResponse, head: HTTPResponse?, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
+        let head = head ?? HTTPResponse(response, body: Data())
         // Before the next request is made, so that it carries what this response set.
         if let cookies = core.sessionCookies, let url = response.url { cookies.store(from: head.headers, for: url) }
+        // Not following (Network.followsRedirects): the redirect is the response, on both engines.
+        guard core.followsRedirects.withLock({ $0 }) else { return nil }
         if let scheme = RedirectPolicy.refusedScheme(of: response, proposed: proposed) {
             // Not followed, and the task left to end by itself: cancelling it here, inside
             // URLSession's redirect callback, raced FoundationNetworking's own bookkeeping

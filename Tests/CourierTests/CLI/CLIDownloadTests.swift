@@ -134,13 +134,36 @@ final class CLIDownloadTests: CLITestCase {
         XCTAssertEqual(downloaded.status, 0, downloaded.stderrText)
         XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("notes.txt")), stored)
 
-        let saved = try courier(url, "-o", folder.appendingPathComponent("saved.txt").path)
-        XCTAssertEqual(saved.status, 0, saved.stderrText)
-        XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("saved.txt")), stored)
+        XCTAssertEqual(fileNames(in: folder), ["notes.txt"], "no partial file or sidecar left")
+    }
 
+
+    func testARequestDecodesOnlyWithCompressedAsCurl() throws {
+        let server = try makeServer()
+        // A server that compresses whether asked or not; the route notes what was offered.
+        let offered = Locked<[String?]>([])
+        server.route("/notes.txt") { request, writer in
+            offered.withLock { $0.append(request.header("Accept-Encoding")) }
+            writer.respond(status: 200, headers: ["Content-Encoding": "gzip", "Content-Type": "text/plain"], body: Gzip.fixture)
+        }
+        let url = server.url("/notes.txt").absoluteString
+        let folder = try makeTemporaryDirectory()
+        let saved = try courier(url, "-o", folder.appendingPathComponent("saved.gz").path)
+        XCTAssertEqual(saved.status, 0, saved.stderrText)
         let printed = try courier(url)
         XCTAssertEqual(printed.status, 0, printed.stderrText)
-        XCTAssertEqual(printed.stdoutText, Gzip.fixtureText)
-        XCTAssertEqual(fileNames(in: folder), ["notes.txt", "saved.txt"], "no partial file or sidecar left")
+        let decoded = try courier("--compressed", url)
+        XCTAssertEqual(decoded.status, 0, decoded.stderrText)
+        if Network.Engine.automatic.resolved == .curl {
+            // Without --compressed nothing is offered and the bytes are kept as they came.
+            XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("saved.gz")), Gzip.fixture)
+            XCTAssertEqual(printed.stdout, Gzip.fixture)
+            XCTAssertEqual(offered.current.prefix(2).map { $0 == nil }, [true, true], "\(offered.current)")
+        } else {
+            // URLSession always offers its codings and decodes (Docs/CommandLine.md).
+            XCTAssertEqual(printed.stdoutText, Gzip.fixtureText)
+        }
+        XCTAssertEqual(decoded.stdoutText, Gzip.fixtureText)
+        XCTAssertNotNil(offered.current.last ?? nil, "--compressed offers the codings")
     }
 }

@@ -27,21 +27,40 @@ final class CLIExitCodeTests: CLITestCase {
         XCTAssertEqual(result.stdout, Data())
     }
 
-    func testMalformedURLExits3() throws {
+    func testUnsupportedSchemeExits1AndMalformedURLExits3() throws {
+        // curl's "Protocol not supported" is 1; -s silences its message, as curl's.
         let result = try courier("ftp://example.invalid/file")
-        XCTAssertEqual(result.status, 3, result.stderrText)
+        XCTAssertEqual(result.status, 1, result.stderrText)
         XCTAssertTrue(result.stderrText.contains("only http and https"), result.stderrText)
+        let silent = try courier("-s", "ftp://example.invalid/file")
+        XCTAssertEqual(silent.status, 1)
+        XCTAssertEqual(silent.stderr, Data())
+        XCTAssertEqual(try courier("http://").status, 3)
     }
 
     func testMissingFileToSendExits26BeforeConnecting() throws {
         let server = try makeServer().withStandardRoutes()
         let missing = try makeTemporaryDirectory().appendingPathComponent("missing.bin").path
-        for arguments in [["--upload-file", missing], ["--data", "@" + missing], ["--form", "f=@" + missing]] {
+        for arguments in [["--upload-file", missing], ["--form", "f=@" + missing], ["-s", "-T", missing]] {
             let result = try start(arguments + [server.url("/echo").absoluteString]).finish()
             XCTAssertEqual(result.status, 26, "\(arguments): \(result.stderrText)")
-            XCTAssertTrue(result.stderrText.contains("missing.bin"), result.stderrText)
+            XCTAssertTrue(result.stderrText.contains("missing.bin"), "even with -s, as curl: \(result.stderrText)")
         }
         XCTAssertEqual(server.requestCount, 0)
+    }
+
+    func testMissingDataFileMakesAnEmptyPostAsInCurl() throws {
+        let server = try makeServer().withStandardRoutes()
+        let missing = try makeTemporaryDirectory().appendingPathComponent("missing.bin").path
+        for option in ["--data", "--data-binary"] {
+            let result = try courier(option, "@" + missing, server.url("/echo").absoluteString)
+            XCTAssertEqual(result.status, 0, result.stderrText)
+            XCTAssertTrue(result.stderrText.contains("missing.bin"), "a warning names the file: \(result.stderrText)")
+            let request = try lastRequest(to: "/echo", on: server)
+            XCTAssertEqual(request.method, "POST")
+            XCTAssertEqual(request.body, Data())
+        }
+        XCTAssertEqual(try courier("-s", "-d", "@" + missing, server.url("/echo").absoluteString).stderr, Data(), "-s silences it")
     }
 
     func testSIGTERMCancelsAndExits130() throws {

@@ -52,10 +52,10 @@ final class CLIFormattingTests: XCTestCase {
         XCTAssertFalse(BodyPrinter.isJSON(nil))
     }
 
-    func testHeadOfAResponse() {
-        let response = HTTPResponse(statusCode: 201, headers: ["Content-Type": "text/plain", "X-A": "1"])
-        XCTAssertEqual(String(decoding: BodyPrinter.head(of: response), as: UTF8.self),
-                       "HTTP/1.1 201 Created\nContent-Type: text/plain\nX-A: 1\n\n")
+    func testHeadOfAResponseIsWrittenAsOnTheWire() {
+        let response = HTTPResponse(statusCode: 201, headers: HTTPHeaders([("Content-Type", "text/plain"), ("X-A", "1"), ("X-A", "2")]))
+        XCTAssertEqual(String(decoding: HeadText.bytes(of: response), as: UTF8.self),
+                       "HTTP/1.1 201 Created\r\nContent-Type: text/plain\r\nX-A: 1\r\nX-A: 2\r\n\r\n")
     }
 
     func testBarsFitTheTerminalWidthExactly() {

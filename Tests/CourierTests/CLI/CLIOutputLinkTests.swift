@@ -145,10 +145,10 @@ final class CLIOutputLinkTests: CLITestCase {
         XCTAssertNil(linkTarget(named), "the link was replaced by the file")
         XCTAssertEqual(try Data(contentsOf: named), content)
 
-        // -o FILE (no link): its .partial file is courier's name; a link planted there is not followed.
+        // download -o FILE (no link): its .partial file is courier's name; a link planted there is not followed.
         let destination = folder.appendingPathComponent("out.bin")
         try FileManager.default.createSymbolicLink(atPath: destination.path + ".partial", withDestinationPath: victim.path)
-        let saved = try courier("-s", "-o", destination.path, server.url("/file").absoluteString)
+        let saved = try courier("download", "-s", "-o", destination.path, server.url("/file").absoluteString)
         XCTAssertEqual(saved.status, 0, saved.stderrText)
         XCTAssertEqual(try Data(contentsOf: victim), original, "the planted .partial link's target is untouched")
         XCTAssertEqual(try Data(contentsOf: destination), content)

@@ -7,10 +7,13 @@ final class CLIRedactionTests: CLITestCase {
     func testConnectionRefusedDoesNotPrintThePassword() throws {
         let url = "http://u:secret@127.0.0.1:\(TestServer.unusedPort())/?access_token=secret"
         // With every way courier shows a URL: the message, -v (attempts, retry, failure) and -w.
-        let result = try courier(url, "-v", "--retries", "1", "--retry-delay", "0", "-w", "%{url_effective} %{errormsg}\n")
+        let result = try courier(url, "-v", "--retry", "1", "--retry-connrefused", "--retry-delay", "1",
+                                 "-w", "%{url_effective} %{url} %{errormsg}\n")
         XCTAssertEqual(result.status, 7, result.stderrText)
         XCTAssertTrue(result.stderrText.contains("could not connect"), result.stderrText)
-        XCTAssertTrue(result.stderrText.contains("attempt 2: GET http://u:<redacted>@127.0.0.1"), result.stderrText)
+        XCTAssertTrue(result.stderrText.contains("retrying in 1 s"), result.stderrText)
+        XCTAssertEqual(result.stderrText.components(separatedBy: "GET http://u:<redacted>@127.0.0.1").count, 3,
+                       "each attempt is shown: \(result.stderrText)")
         XCTAssertTrue(result.stdoutText.hasPrefix("http://u:<redacted>@127.0.0.1"), result.stdoutText)
         XCTAssertFalse(result.stderrText.contains("secret"), result.stderrText)
         XCTAssertFalse(result.stdoutText.contains("secret"), result.stdoutText)
@@ -27,9 +30,9 @@ final class CLIRedactionTests: CLITestCase {
     }
 
     func testMalformedURLIsQuotedWithoutThePassword() throws {
-        for argument in ["http://u:secret@[::1", "ftp://u:secret@example.com/"] {
+        for (argument, status) in [("http://u:secret@[::1", Int32(3)), ("ftp://u:secret@example.com/", 1)] {
             let result = try courier(argument)
-            XCTAssertEqual(result.status, 3, result.stderrText)
+            XCTAssertEqual(result.status, status, result.stderrText)
             XCTAssertTrue(result.stderrText.contains("u:<redacted>@"), result.stderrText)
             XCTAssertFalse(result.stderrText.contains("secret"), result.stderrText)
         }
@@ -40,7 +43,7 @@ final class CLIRedactionTests: CLITestCase {
         server.route("/loop") { _, writer in
             writer.respond(status: 302, headers: ["Location": "http://u:secret@127.0.0.1:\(server.port)/loop?token=secret"])
         }
-        let result = try courier("http://u:secret@127.0.0.1:\(server.port)/loop")
+        let result = try courier("-L", "http://u:secret@127.0.0.1:\(server.port)/loop")
         XCTAssertEqual(result.status, 47, result.stderrText)
         XCTAssertTrue(result.stderrText.contains("too many redirects"), result.stderrText)
         XCTAssertFalse(result.stderrText.contains("secret"), result.stderrText)

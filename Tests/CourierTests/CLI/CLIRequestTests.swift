@@ -38,15 +38,22 @@ final class CLIRequestTests: CLITestCase {
         XCTAssertEqual(request.header("Content-Type"), "application/x-www-form-urlencoded")
     }
 
-    func testDataFromAFileImpliesPostAndIsSentUnchanged() throws {
+    func testDataFromAFileLosesItsLineBreaksAndDataBinaryKeepsThem() throws {
         let server = try makeServer().withStandardRoutes()
-        let content = Data("line one\nline two\n".utf8)
+        let content = Data("line one\r\nline two\n".utf8)
         let file = try makeFile(named: "body.txt", content: content)
-        let result = try courier(server.url("/echo").absoluteString, "--data", "@" + file.path)
-        XCTAssertEqual(result.status, 0, result.stderrText)
-        let request = try lastRequest(to: "/echo", on: server)
-        XCTAssertEqual(request.method, "POST")
-        XCTAssertEqual(request.body, content)
+        // As curl: -d @file strips CR and LF, --data-binary @file sends the bytes as they are.
+        for (option, sent) in [("--data", Data("line oneline two".utf8)), ("--data-binary", content)] {
+            let result = try courier(server.url("/echo").absoluteString, option, "@" + file.path)
+            XCTAssertEqual(result.status, 0, result.stderrText)
+            let request = try lastRequest(to: "/echo", on: server)
+            XCTAssertEqual(request.method, "POST")
+            XCTAssertEqual(request.body, sent, option)
+            XCTAssertEqual(request.header("Content-Type"), "application/x-www-form-urlencoded")
+        }
+        let fromStdin = try courier(server.url("/echo").absoluteString, "--data-binary", "@-", stdin: content)
+        XCTAssertEqual(fromStdin.status, 0, fromStdin.stderrText)
+        XCTAssertEqual(try lastRequest(to: "/echo", on: server).body, content)
     }
 
     func testJSONSetsContentTypeAndAccept() throws {
@@ -117,20 +124,23 @@ final class CLIRequestTests: CLITestCase {
         let server = try makeServer().withStandardRoutes()
         let result = try courier("-i", server.url("/hello").absoluteString)
         XCTAssertEqual(result.status, 0, result.stderrText)
+        // As curl prints it: each line ends with CRLF, as on the wire.
         let text = result.stdoutText
-        XCTAssertTrue(text.hasPrefix("HTTP/1.1 200 OK\n"), text)
-        XCTAssertTrue(text.contains("\nContent-Type: text/plain\n"), text)
-        XCTAssertTrue(text.hasSuffix("\n\nhello"), text)
+        XCTAssertTrue(text.hasPrefix("HTTP/1.1 200 OK\r\n"), text)
+        XCTAssertTrue(text.contains("\r\nContent-Type: text/plain\r\n"), text)
+        XCTAssertTrue(text.hasSuffix("\r\n\r\nhello"), text)
     }
 
     func testHeadPrintsTheHeadOnly() throws {
         let server = try makeServer().withStandardRoutes()
-        let result = try courier("head", server.url("/status?code=404").absoluteString)
-        XCTAssertEqual(result.status, 0, result.stderrText)
-        XCTAssertTrue(result.stdoutText.hasPrefix("HTTP/1.1 404 Not Found\n"), result.stdoutText)
-        XCTAssertTrue(result.stdoutText.contains("X-Reason: test\n"), result.stdoutText)
-        XCTAssertTrue(result.stdoutText.hasSuffix("\n\n"), result.stdoutText)
-        XCTAssertEqual(try lastRequest(to: "/status", on: server).method, "HEAD")
+        for command in [["head"], ["-I"], ["--head"]] {
+            let result = try start(command + [server.url("/status?code=404").absoluteString]).finish()
+            XCTAssertEqual(result.status, 0, result.stderrText)
+            XCTAssertTrue(result.stdoutText.hasPrefix("HTTP/1.1 404 Not Found\r\n"), result.stdoutText)
+            XCTAssertTrue(result.stdoutText.contains("X-Reason: test\r\n"), result.stdoutText)
+            XCTAssertTrue(result.stdoutText.hasSuffix("\r\n\r\n"), result.stdoutText)
+            XCTAssertEqual(try lastRequest(to: "/status", on: server).method, "HEAD")
+        }
     }
 
     func testOutputWritesTheFileAndNothingElse() throws {
@@ -146,13 +156,23 @@ final class CLIRequestTests: CLITestCase {
         XCTAssertEqual(fileNames(in: folder), ["saved.bin"])
     }
 
-    func testFailExits22WithTheBodyOnStderr() throws {
+    func testFailExits22WithAMessageAndNoBody() throws {
         let server = try makeServer().withStandardRoutes()
-        let result = try courier("--fail", server.url("/status?code=404").absoluteString)
+        let url = server.url("/status?code=404").absoluteString
+        let result = try courier("--fail", url)
         XCTAssertEqual(result.status, 22)
         XCTAssertEqual(result.stdout, Data())
-        XCTAssertTrue(result.stderrText.contains("status 404 body"), result.stderrText)
+        XCTAssertFalse(result.stderrText.contains("status 404 body"), "curl prints no body with -f: \(result.stderrText)")
         XCTAssertTrue(result.stderrText.contains("courier: HTTP 404 Not Found"), result.stderrText)
+        // -s silences the message, -S brings it back; --fail-with-body prints the body and fails.
+        let silent = try courier("-fs", url)
+        XCTAssertEqual(silent.status, 22)
+        XCTAssertEqual(silent.stderr, Data())
+        XCTAssertEqual(silent.stdout, Data())
+        XCTAssertTrue(try courier("-fsS", url).stderrText.contains("HTTP 404"))
+        let withBody = try courier("-s", "--fail-with-body", url)
+        XCTAssertEqual(withBody.status, 22)
+        XCTAssertEqual(withBody.stdoutText, "status 404 body")
     }
 
     func testErrorStatusWithoutFailPrintsTheBodyAndSucceeds() throws {

@@ -28,7 +28,7 @@ final class CLIVerboseTests: CLITestCase {
             writer.respond(status: 200, headers: ["Set-Cookie": "other=secret-other"], text: "home")
         }
         let url = "http://user:secret-password@127.0.0.1:\(server.port)/login?access_token=secret-token&page=1"
-        let result = try courier("-v", "-b", "jar=secret-jar", "--bearer", "secret-bearer", "-H", "Proxy-Authorization: secret-proxy",
+        let result = try courier("-vL", "-b", "jar=secret-jar", "--bearer", "secret-bearer", "-H", "Proxy-Authorization: secret-proxy",
                                  "-H", "Cookie: secret-header-cookie", "-w", "%{url_effective}\n", url)
         XCTAssertEqual(result.status, 0, result.stderrText)
         XCTAssertEqual(result.stdoutText, "homehttp://user:<redacted>@127.0.0.1:\(server.port)/home?token=<redacted>\n")
@@ -49,11 +49,13 @@ final class CLIVerboseTests: CLITestCase {
 
     func testRetriesAndFailuresAreShown() throws {
         let server = try makeServer().withStandardRoutes()
-        let retried = try courier("-v", "--retries", "1", "--retry-delay", "0", server.url("/status?code=503").absoluteString)
+        let url = server.url("/status?code=503").absoluteString
+        let retried = try courier("-v", "--retry", "1", "--retry-delay", "0.1", url)
         XCTAssertEqual(retried.status, 0, retried.stderrText)
-        XCTAssertTrue(retried.stderrText.contains("attempt 1 failed: HTTP 503 from \(server.url("/status?code=503").absoluteString); retrying in 0.00 s"),
+        XCTAssertTrue(retried.stderrText.contains("HTTP 503 Service Unavailable (\(url)); retrying in 0.1 s, 0 retries left"),
                       retried.stderrText)
-        XCTAssertTrue(retried.stderrText.contains("attempt 2: GET \(server.url("/status?code=503").absoluteString)"), retried.stderrText)
+        XCTAssertEqual(retried.stderrText.components(separatedBy: "* ").filter { $0.contains("GET \(url)") }.count, 2,
+                       "each attempt is shown: \(retried.stderrText)")
 
         let refused = try courier("-v", "http://u:secret@127.0.0.1:\(TestServer.unusedPort())/")
         XCTAssertEqual(refused.status, 7)

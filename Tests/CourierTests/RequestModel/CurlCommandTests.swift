@@ -193,8 +193,9 @@ final class CurlCommandTests: XCTestCase {
         network.jsonEncoder.keyEncodingStrategy = .convertToSnakeCase
         struct NewPost: Encodable, Sendable { let postTitle: String }
         let request = Request<Data>(method: .post, location: .string("posts"), body: .json(NewPost(postTitle: "Hi"))) { body, _ in body }
+        // The network's User-Agent too: it is what the request sends (curl would send its own).
         XCTAssertEqual(request.curlCommand(on: network), "curl https://api.example.com/v2/posts -H 'Content-Type: application/json'"
-            + " -H 'X-App: demo' --compressed --data-binary '{\"post_title\":\"Hi\"}'")
+            + " -H 'User-Agent: Courier/\(CourierVersion.current)' -H 'X-App: demo' --compressed --data-binary '{\"post_title\":\"Hi\"}'")
         XCTAssertTrue(Request<Data>.get("http://[::1]:8080/x").curlCommand().hasPrefix("curl --globoff "), "IPv6 brackets are not a glob")
         let broken = Request<Data>(method: .get, url: URL(string: "ftp://example.com/file")!).curlCommand()
         XCTAssertTrue(broken.hasPrefix("# cannot build the request: "), broken)
@@ -211,7 +212,7 @@ final class CurlCommandTests: XCTestCase {
         let request = Request<Data>(method: .post, url: server.url("/logged?x=1"), body: .json(["a": 1]), authentication: .bearer("tok"))
         _ = try XCTUnwrap(result(of: request, on: network)).get()
         let line = try XCTUnwrap(lines.value?.first)
-        XCTAssertTrue(line.hasSuffix("#1] → " + request.curlCommand()), line)
+        XCTAssertTrue(line.hasSuffix("#1] → " + request.curlCommand(on: network)), line)
         XCTAssertTrue(line.contains("Authorization: <redacted>"), line)
         XCTAssertFalse(line.contains("tok"), line)
         // Run as logged (redacted), it sends the same method, URL and body.

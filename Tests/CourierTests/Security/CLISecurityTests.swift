@@ -46,7 +46,7 @@ final class CLISecurityTests: CLITestCase {
         server.route("/moved") { _, writer in writer.respond(status: 302, headers: ["Location": "file:///etc/passwd"], text: "") }
         server.route("/etc/passwd") { _, writer in writer.respond(status: 200, text: "root:x:0:0") }
         let url = server.url("/moved").absoluteString
-        assertExit(try courier(url), 1, mentions: "redirect to unsupported scheme 'file' refused")
+        assertExit(try courier("-L", url), 1, mentions: "redirect to unsupported scheme 'file' refused")
         let directory = try makeTemporaryDirectory()
         assertExit(try courier("download", url, in: directory), 1, mentions: "'file'")
         XCTAssertEqual(server.receivedRequests.map(\.path), ["/moved", "/moved"])

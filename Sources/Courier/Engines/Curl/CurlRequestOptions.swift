@@ -7,9 +7,10 @@ import FoundationNetworking
 /// Sets an easy handle up for one request: URL, method, headers, body, callbacks, limits, proxy, TLS.
 enum CurlRequestOptions {
     /// Applies `request` to `easy`. `headers` holds the handle's header list (replaced here);
-    /// `context` is the task the callbacks receive.
-    static func apply(_ request: URLRequest, upload: CurlTask.Upload, settings: CurlSettings, to easy: OpaquePointer,
-                      headers: inout OpaquePointer?, context: UnsafeMutableRawPointer) throws {
+    /// `context` is the task the callbacks receive; `decompresses` is the transfer's
+    /// ``Network/decompressesResponses``.
+    static func apply(_ request: URLRequest, upload: CurlTask.Upload, settings: CurlSettings, decompresses: Bool = true,
+                      to easy: OpaquePointer, headers: inout OpaquePointer?, context: UnsafeMutableRawPointer) throws {
         // Every option's result is checked: the first one libcurl refuses ends the request,
         // named (CurlOptionSetter.check, at the end).
         var options = CurlOptionSetter(easy: easy)
@@ -87,10 +88,20 @@ enum CurlRequestOptions {
         // this libcurl supports (""). A request that asks for no coding (`identity`, as downloads
         // do: see DownloadBody) gets the body as the server sent it, as curl without
         // `--compressed` does: a server that compresses anyway cannot make a megabyte a gigabyte.
-        let encoding = fields.first { $0.name.lowercased() == "accept-encoding" }?.value ?? ""
-        fields.removeAll { $0.name.lowercased() == "accept-encoding" }
-        set(Int32(CCURLOPT_ACCEPT_ENCODING), encoding)
-        set(Int32(CCURLOPT_HTTP_CONTENT_DECODING), ContentCoding.asksForDecoding(encoding) ? 1 : 0)   // libcurl 7.16.2+
+        // Not decompressing at all (Network.decompressesResponses): the option stays unset, so
+        // libcurl offers nothing and decodes nothing, as curl without --compressed; a request's
+        // own Accept-Encoding is then an ordinary header.
+        if decompresses {
+            let encoding = fields.first { $0.name.lowercased() == "accept-encoding" }?.value ?? ""
+            fields.removeAll { $0.name.lowercased() == "accept-encoding" }
+            set(Int32(CCURLOPT_ACCEPT_ENCODING), encoding)
+            set(Int32(CCURLOPT_HTTP_CONTENT_DECODING), ContentCoding.asksForDecoding(encoding) ? 1 : 0)   // libcurl 7.16.2+
+        }
+        if bodyLength != nil, method != "HEAD", !fields.contains(where: { $0.name.lowercased() == "content-type" }) {
+            // A body sent without a media type (RequestBody.untypedFile) goes without one:
+            // CURLOPT_POST would otherwise label it application/x-www-form-urlencoded.
+            fields.append(("Content-Type", CurlRequestOptions.removedHeader))
+        }
         // An empty `Expect:` stops libcurl waiting up to a second for a `100 Continue` that many
         // servers never send.
         fields.append(("Expect", ""))
@@ -98,7 +109,8 @@ enum CurlRequestOptions {
         headers = nil
         for (name, value) in fields {
             // `Name;` is libcurl's way of sending a header with an empty value; `Name:` removes one.
-            let line = value.isEmpty && name.lowercased() != "expect" ? "\(name);" : "\(name): \(value)"
+            let removed = value == removedHeader || (value.isEmpty && name.lowercased() == "expect")
+            let line = removed ? "\(name):" : value.isEmpty ? "\(name);" : "\(name): \(value)"
             headers = line.withCString { ccurl_slist_append(headers, $0) }
         }
         options.set(Int32(CCURLOPT_HTTPHEADER), pointer: UnsafeRawPointer(headers))
@@ -123,6 +135,12 @@ enum CurlRequestOptions {
         settings.tls.apply(to: &options)
         try options.check()
     }
+}
+
+extension CurlRequestOptions {
+    /// Marks a field of the list that removes one of libcurl's own headers rather than sending a
+    /// value (no header value can hold a NUL: HeaderValidation refuses it).
+    static let removedHeader = "\u{0}removed"
 }
 
 // MARK: - The C callbacks

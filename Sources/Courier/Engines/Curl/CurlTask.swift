@@ -22,7 +22,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     private let transport: CurlTransport
     private var request: URLRequest
-    private let upload: Upload
+    /// The body to send; none once a redirect has turned the request into a GET.
+    private var upload: Upload
 
     /// The easy handle while the task is in the multi handle (loop thread).
     private(set) var easy: OpaquePointer?
@@ -37,6 +38,9 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// Whether libcurl decodes the current response's body, which is then content-coded: its
     /// encoded bytes are counted for the transfer's ``DecompressionGuard``.
     private var countsEncodedBytes = false
+    /// The transfer's ``Network/decompressesResponses``, read when the handle is set up: without
+    /// it libcurl neither offers a coding nor decodes one (CurlRequestOptions).
+    private var decompresses = true
 
     private let finished = Locked(false)
     /// libcurl's detailed message for a failure (CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes):
@@ -93,7 +97,14 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     /// Sets the easy handle up for the current request (or `next`, a redirect being followed).
     func configure(_ easy: OpaquePointer, for next: URLRequest? = nil) -> ConfigurationFailure? {
-        if let next { request = next }
+        if let next {
+            // A redirect that turned the request into a GET (a POST after 301, 302 or 303) sends
+            // no body: the upload belongs to the request it replaced.
+            if next.httpBody == nil, ["GET", "HEAD"].contains(next.httpMethod ?? "GET"), request.httpMethod != next.httpMethod {
+                upload = .none
+            }
+            request = next
+        }
         self.easy = easy
         parser = ResponseHeadParser()
         redirect = nil
@@ -104,7 +115,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         options.set(Int32(CCURLOPT_ERRORBUFFER), pointer: errorBuffer)
         do {
             try options.check()
-            try CurlRequestOptions.apply(request, upload: upload, settings: transport.settings, to: easy,
+            decompresses = transport.registry.transfer(for: self)?.decompressesResponses ?? true
+            try CurlRequestOptions.apply(request, upload: upload, settings: transport.settings, decompresses: decompresses, to: easy,
                                           headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
             try openUpload()
             return nil
@@ -150,7 +162,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         guard let url = request.url else { return }
         var head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(parsed.fields), url: url)
         // The same choice CurlRequestOptions made for CURLOPT_HTTP_CONTENT_DECODING.
-        head.decodesContent = ContentCoding.asksForDecoding(
+        head.decodesContent = decompresses && ContentCoding.asksForDecoding(
             ContentCoding.acceptEncoding(of: request, additionalHeaders: transport.settings.additionalHeaders))
         countsEncodedBytes = head.arrivesDecoded
         let transfer = transport.registry.transfer(for: self)
@@ -158,7 +170,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
            let response = HTTPURLResponse(url: url, statusCode: parsed.statusCode, httpVersion: parsed.version,
                                           headerFields: parsed.fieldDictionary),
            let proposed = CurlRedirects.proposedRequest(after: response, to: request),
-           let next = transfer?.redirect(response, to: proposed, from: request) {
+           let next = transfer?.redirect(response, head: head, to: proposed, from: request) {
             redirect = next
             return
         }

@@ -25,7 +25,7 @@ struct RequestUpload: Sendable {
     /// Whether the body is uploaded from a file (`URLRequest.httpBody` is then empty).
     var uploadsFromFile: Bool {
         switch body {
-        case .file?, .multipart?: return true
+        case .file?, .untypedFile?, .multipart?: return true
         default: return false
         }
     }
@@ -33,7 +33,7 @@ struct RequestUpload: Sendable {
     /// The task sending `urlRequest` with the body.
     func makeTask(in transport: any Transport, for urlRequest: URLRequest) throws -> any TransportTask {
         switch body {
-        case let .file(url)?:
+        case let .file(url)?, let .untypedFile(url)?:
             guard FileManager.default.isReadableFile(atPath: url.path) else {
                 throw NetworkError.fileSystem(url, CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path]))
             }

@@ -1,0 +1,115 @@
+import Courier
+import Foundation
+
+/// One attempt of one transfer: a single `streamSynchronously` call whose closures (on the
+/// calling thread) write the heads and the body where they go, as curl writes them.
+///
+/// - Every status is taken as an answer (`acceptedStatusCodes` is all of them), as in curl:
+///   `-f` refuses one from 400 on when its head arrives, before its body (its head is written
+///   with `-i`, as curl writes it).
+/// - With `-C`, the head decides: `206` is appended; `416` means the file is complete already
+///   (its body is not written, and the transfer succeeds, as curl says); any other success
+///   means the server ignored the range: exit 33, nothing written.
+/// - The heads of the redirects followed (`-L`) are written before the final one, for `-i` to
+///   the output and for `-D` to its file.
+struct TransferAttempt {
+    let plan: RequestPlan
+    let transfer: TransferPlan
+    let network: Network
+    let record: TransferRecord
+    let output: TransferOutput
+    let headerDump: HeaderDump?
+    /// Where `-C` resumes (0: from the start, no `Range`).
+    let resumeOffset: Int64
+    let display: ProgressDisplay
+    let row: Int
+
+    /// How the attempt ended.
+    struct Outcome {
+        var failure: Failure?
+        /// The last response, when one came.
+        var response: HTTPResponse?
+        /// Body bytes received.
+        var received: Int64 = 0
+        var seconds: TimeInterval = 0
+        /// Retries made before this outcome (`%{num_retries}`).
+        var retries = 0
+        var exitCode: ExitCode { failure?.exitCode ?? .ok }
+    }
+
+    func run(interrupted: () -> Bool) -> Outcome {
+        record.reset()
+        let started = DispatchTime.now()
+        var received: Int64 = 0
+        var skipsBody = false
+        var refusedStatus: HTTPResponse?
+        let limit = plan.maxFilesize
+        let display = self.display, row = self.row
+        let result = network.streamSynchronously(request(), onResponse: { response in
+            let heads = record.takeUnwrittenRedirectHeads().map(HeadText.bytes(of:)).reduce(Data(), +) + HeadText.bytes(of: response)
+            try headerDump?.write(heads)
+            if resumeOffset > 0 {
+                if response.statusCode == 416 {
+                    skipsBody = true   // complete already: curl ignores this body, and succeeds
+                    return
+                }
+                if (200..<300).contains(response.statusCode), response.statusCode != 206 {
+                    throw Failure(.rangeError, "the server does not support byte ranges (it answered -C with the whole body); "
+                        + "cannot resume \(output.filePath ?? "the output")")
+                }
+            }
+            if plan.settings.fail, response.statusCode >= 400 {
+                // curl has written the head by then (-i), never the body.
+                if plan.includeHeaders || plan.headOnly { try output.begin(response, head: heads) }
+                throw Failure(NetworkError.httpStatus(response), url: transfer.url, timeout: plan.settings.timeout)
+            }
+            if plan.failWithBody, response.statusCode >= 400 { refusedStatus = response }
+            if let limit, response.expectedContentLength > limit { throw RequestCommand.tooLarge(limit) }
+            try output.begin(response, head: plan.includeHeaders || plan.headOnly ? heads : nil)
+        }, onData: { chunk in
+            guard !skipsBody else { return }
+            received += Int64(chunk.count)
+            if let limit, received > limit { throw RequestCommand.tooLarge(limit) }
+            try output.write(chunk)
+        }, progress: { display.update(row, $0) })
+        let seconds = TimeInterval(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        var outcome = Outcome(response: record.current.response, received: received, seconds: seconds)
+        display.finish(row, RequestCommand.state(of: result, interrupted: interrupted()))
+        if interrupted() {
+            outcome.failure = Failure(.interrupted, "interrupted")
+            return outcome
+        }
+        switch result {
+        case .success:
+            if let refusedStatus {
+                outcome.failure = Failure(NetworkError.httpStatus(refusedStatus), url: transfer.url, timeout: plan.settings.timeout)
+            }
+        case .failure(is BodyPrinter.Stop):
+            break   // a binary body on a terminal: the notice is out
+        case let .failure(failure as Failure):
+            outcome.failure = failure
+        case let .failure(error):
+            outcome.failure = failure(error)
+        }
+        return outcome
+    }
+
+    /// The request of this attempt: the plan's, to this transfer's URL, with `Range` to resume.
+    private func request() -> Request<Data> {
+        var headers = plan.headers.fields
+        if resumeOffset > 0 { headers["Range"] = "bytes=\(resumeOffset)-" }
+        var request = Request(method: plan.method, location: .url(transfer.url), headers: headers, body: plan.body,
+                              authentication: plan.headers.authentication, timeout: plan.settings.timeout) { body, _ in body }
+        // Every status is an answer, printed or saved as any other, as in curl.
+        request.acceptedStatusCodes = Set(100..<1000)
+        return request
+    }
+
+    /// The failure for `error`; a body past `--max-filesize` is named as such.
+    private func failure(_ error: any Error) -> Failure {
+        if let limit = plan.maxFilesize, case let .responseTooLarge(reached)? = error as? NetworkError, reached == limit {
+            return RequestCommand.tooLarge(limit)
+        }
+        return Failure(error, url: transfer.url, timeout: plan.settings.timeout, connectTimeout: plan.settings.connectTimeout)
+    }
+}

@@ -1,0 +1,35 @@
+/// The options that shape the request: method, URL, headers, body, credentials.
+extension OptionTable {
+    static let requestOptions: [OptionSpec] = [
+        .value("url") { options, value, _ in options.urls.append(value) },
+        .value("url-query") { options, value, _ in options.urlQueries.append(value) },
+        .value("header", "H") { options, value, _ in options.headers.append(value) },
+        .value("user", "u") { options, value, spelling in try setOnce(&options.user, value, spelling) },
+        .value("bearer") { options, value, spelling in try setOnce(&options.bearer, value, spelling) },
+        .value("data") { options, value, _ in options.dataArguments.append(DataArgument(kind: .data, value: value)) },
+        .value("data-ascii") { options, value, _ in options.dataArguments.append(DataArgument(kind: .data, value: value)) },
+        .value(nil, "d") { options, value, _ in options.dataArguments.append(DataArgument(kind: .data, value: value, isShortD: true)) },
+        .value("data-raw") { options, value, _ in options.dataArguments.append(DataArgument(kind: .raw, value: value)) },
+        .value("data-binary") { options, value, _ in options.dataArguments.append(DataArgument(kind: .binary, value: value)) },
+        .value("data-urlencode") { options, value, _ in options.dataArguments.append(DataArgument(kind: .urlEncode, value: value)) },
+        .flag("get", "G") { $0.dataInQuery = true },
+        .value("json") { options, value, spelling in try setOnce(&options.json, value, spelling) },
+        .value("form", "F") { options, value, _ in options.form.append(value) },
+        .value("upload-file", "T") { options, value, spelling in try setOnce(&options.uploadFile, value, spelling) },
+        .value("request", "X") { options, value, _ in options.method = value },   // the last wins, as in curl
+        .flag("head", "I") { $0.headOnly = true },
+        .value("user-agent", "A") { options, value, _ in options.userAgent = value },
+        .value("referer", "e") { options, value, _ in options.referer = value },
+        .value("range", "r") { options, value, spelling in try setOnce(&options.range, value, spelling) },
+        .value("continue-at", "C") { options, value, spelling in
+            guard value == "-" || Int64(value).map({ $0 >= 0 }) == true else {
+                throw Failure.usage("\(spelling) needs a byte offset or '-' (the size of the output file), not '\(value)'")
+            }
+            options.continueAt = value
+        },
+        .value("cookie", "b") { options, value, _ in options.cookies.append(value) },
+        .value("cookie-jar", "c") { options, value, spelling in try setOnce(&options.cookieJar, value, spelling) },
+        .value("etag-compare") { options, value, _ in options.etagCompare = value },
+        .flag("compressed") { $0.compressed = true },
+    ]
+}

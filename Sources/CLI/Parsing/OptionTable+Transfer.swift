@@ -1,0 +1,52 @@
+import Courier
+
+/// The options that say how transfers run: failures, redirects, limits, retries, parallelism,
+/// the engine, TLS and proxies.
+extension OptionTable {
+    static let transferOptions: [OptionSpec] = [
+        .flag("fail", "f") { $0.fail = true },
+        .flag("fail-with-body") { $0.failWithBody = true },
+        .flag("location", "L") { $0.location = true },
+        .value("max-time", "m") { options, value, spelling in options.timeout = try seconds(value, spelling) },
+        .value("timeout") { options, value, spelling in options.timeout = try seconds(value, spelling) },
+        .value("connect-timeout") { options, value, spelling in options.connectTimeout = try seconds(value, spelling) },
+        .value("retry") { options, value, spelling in options.retries = try count(value, spelling) },
+        .value("retries") { options, value, spelling in options.retries = try count(value, spelling) },
+        .value("retry-delay") { options, value, spelling in options.retryDelay = try seconds(value, spelling, allowingZero: true) },
+        // 0 means no limit, as in curl.
+        .value("retry-max-time") { options, value, spelling in
+            let limit = try seconds(value, spelling, allowingZero: true)
+            options.retryMaxTime = limit > 0 ? limit : nil
+        },
+        .flag("retry-all-errors") { $0.retryAllErrors = true },
+        .flag("retry-connrefused") { $0.retryConnectionRefused = true },
+        .value("max-redirs") { options, value, spelling in
+            guard let count = Int(value), count >= -1 else {
+                throw Failure.usage("\(spelling) needs a whole number of 0 or more (-1: no limit), not '\(value)'")
+            }
+            options.maxRedirects = count
+        },
+        .value("max-filesize") { options, value, spelling in
+            guard let bytes = byteCount(value), bytes > 0 else {
+                throw Failure.usage("\(spelling) needs a size in bytes, optionally with k, M or G, not '\(value)'")
+            }
+            options.maxFilesize = bytes
+        },
+        .value("max-concurrent") { options, value, spelling in options.maxConcurrent = try count(value, spelling, minimum: 1) },
+        .flag("parallel", "Z") { $0.parallel = true },
+        // curl takes 1 to 300; anything above is 300.
+        .value("parallel-max") { options, value, spelling in options.parallelMax = min(300, try count(value, spelling, minimum: 1)) },
+        .value("engine") { options, value, spelling in
+            guard let engine = engines[value.lowercased()] else {
+                throw Failure.usage("\(spelling) takes curl or urlsession, not '\(value)'")
+            }
+            options.engine = engine
+        },
+        .value("cacert") { options, value, spelling in try setOnce(&options.caCertificates, value, spelling) },
+        .value("pinnedpubkey") { options, value, spelling in try setOnce(&options.pinnedPublicKeys, value, spelling) },
+        .value("cert", "E") { options, value, spelling in try setOnce(&options.clientCertificate, value, spelling) },
+        .value("key") { options, value, spelling in try setOnce(&options.clientKey, value, spelling) },
+        .flag("insecure", "k") { $0.insecure = true },
+        .value("proxy", "x") { options, value, spelling in try setOnce(&options.proxy, value, spelling) },
+    ]
+}
