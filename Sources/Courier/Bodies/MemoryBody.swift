@@ -73,16 +73,16 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
         received = Data()
     }
 
-    func didComplete(error: (any Error)?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output> {
+    func didComplete(error: (any Error)?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output> {
         var error = error
         if rejectedChallenge, response != nil, (error as? URLError)?.code == .cancelled {
             error = nil
         }
         let progress = error == nil ? downloadProgress : nil
-        var full = response
+        var full = response?.completed(with: metrics)
         full?.body = received
         reset()
-        return BodyCompletion(outcome: outcome(of: full, error: error, redirectLimitHit: redirectLimitHit),
+        return BodyCompletion(outcome: outcome(of: full, error: error, redirectLimitHit: redirectLimitHit?.completed(with: metrics)),
                               progress: progress, observed: full)
     }
 

@@ -48,25 +48,34 @@ public final class Network: Sendable {
     ///     insecure mode). The curl engine only: on URLSession, customised options make every
     ///     request fail with `NetworkError.tls(.unsupportedByEngine, _)` rather than be silently
     ///     ignored.
+    ///   - connection: The HTTP version, a Unix domain socket to connect to, rate limits (see
+    ///     ``ConnectionOptions``). The curl engine only, but for the default: on URLSession, other
+    ///     options make every request fail with ``NetworkError/invalidRequest(_:)``; so do options
+    ///     that cannot work on either (an empty or too long socket path, a rate of 0).
     public convenience init(
         configuration: URLSessionConfiguration = .default,
         callbackQueue: DispatchQueue = .main,
         maximumConcurrentRequests: Int = 6,
         engine: Engine = .automatic,
-        tls: TLSOptions = TLSOptions()
+        tls: TLSOptions = TLSOptions(),
+        connection: ConnectionOptions = ConnectionOptions()
     ) {
         let resolved = Engine.resolve(engine)
         Engine.warnOnceIfFallingBack(requested: engine, resolved: resolved)
         let core: NetworkCore
+        let unusable = connection.problem.map(NetworkError.invalidRequest)
         switch resolved {
         case .curl:
             let cookies = SessionCookies.forEngineOwnedCookies(configuration)
-            core = NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies) { registry, _ in
-                CurlTransport(configuration: configuration, tls: tls, registry: registry)
+            core = NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
+                               unsupportedSetting: unusable) { registry, _ in
+                CurlTransport(configuration: configuration, tls: tls, connection: connection, registry: registry)
             }
         case .urlSession, .automatic:
+            let unsupported = tls.isCustomized ? TLSOptions.unsupportedByURLSession
+                : unusable ?? (connection.isCustomized ? ConnectionOptions.unsupportedByURLSession : nil)
             core = NetworkCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests,
-                               unsupportedSetting: tls.isCustomized ? TLSOptions.unsupportedByURLSession : nil)
+                               unsupportedSetting: unsupported)
         }
         self.init(core: core, engine: resolved, callbackQueue: callbackQueue)
     }

@@ -34,6 +34,10 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     private var uploadFile: FileHandle?
     /// The reason the current response was refused (a malformed head), reported at the end.
     private var protocolFailure: String?
+    /// The request's own rate limit (over the network's), set before the task starts.
+    private var rateLimit: RateLimit?
+    /// The metrics of the redirects followed so far; read at the end of each transfer.
+    private var metrics = CurlMetrics()
 
     private let finished = Locked(false)
     /// libcurl's detailed message for a failure (CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes):
@@ -77,6 +81,11 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     var isFinished: Bool { hasCompleted }
 
+    /// Set before ``resume()``, which hands the task to the loop thread (through its inbox's lock).
+    func limitRate(to limit: RateLimit) {
+        rateLimit = limit
+    }
+
     // MARK: - Loop thread: setting up
 
     /// Why a transfer could not be set up: a `CURLcode` and what it means here. `option` names
@@ -90,7 +99,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     /// Sets the easy handle up for the current request (or `next`, a redirect being followed).
     func configure(_ easy: OpaquePointer, for next: URLRequest? = nil) -> ConfigurationFailure? {
-        if let next { request = next }
+        if let next { request = next } else { metrics.reset() }
         self.easy = easy
         parser = ResponseHeadParser()
         redirect = nil
@@ -102,6 +111,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             try options.check()
             try CurlRequestOptions.apply(request, upload: upload, settings: transport.settings, to: easy,
                                           headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
+            try CurlConnectionOptions.apply(to: easy, url: request.url, settings: transport.settings, rateLimit: rateLimit)
             try openUpload()
             return nil
         } catch let failure as ConfigurationFailure {
@@ -144,7 +154,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// of a small request, so one is made only where an API needs it — a redirect.
     private func didReceive(_ parsed: ResponseHeadParser.Head) {
         guard let url = request.url else { return }
-        let head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(parsed.fields), url: url)
+        let head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(parsed.fields), url: url,
+                                httpVersion: HTTPVersion(statusLineVersion: parsed.version))
         let transfer = transport.registry.transfer(for: self)
         if (300...399).contains(parsed.statusCode), head.headers.contains("Location"),
            let response = HTTPURLResponse(url: url, statusCode: parsed.statusCode, httpVersion: parsed.version,
@@ -200,13 +211,16 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// was a redirect the transfer agreed to; otherwise the task is over and reports it.
     func transferDidEnd(code: Int32) -> URLRequest? {
         if code == CCURLE_OK, let next = redirect {
+            if let easy { metrics.addRedirectHop(of: easy) }
             return next
         }
         if code == CCURLE_OK, !parser.hasHead {
             // libcurl takes a reply that stops inside its head for a success; it is not one.
-            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server closed the connection before the end of the response head")
+            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server closed the connection before the end of the response head",
+                   metrics: readMetrics(succeeded: false))
         } else if let protocolFailure {
-            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server's reply is not valid HTTP: \(protocolFailure)")
+            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server's reply is not valid HTTP: \(protocolFailure)",
+                   metrics: readMetrics(succeeded: false))
         } else {
             // A proxy that refused the tunnel: its status, which its suppressed reply head (see
             // CurlRequestOptions) no longer shows. libcurl 7.88 ends such a transfer with 56,
@@ -215,18 +229,30 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             if code != CCURLE_OK, let easy {
                 _ = ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_HTTP_CONNECTCODE), &connectStatus)
             }
-            finish(code: code, detail: errorBuffer[0] == 0 ? nil : String(cString: errorBuffer), connectStatus: connectStatus)
+            let tunnelRefused = connectStatus != 0 && !(200...299).contains(connectStatus)
+            finish(code: code, detail: errorBuffer[0] == 0 ? nil : String(cString: errorBuffer), connectStatus: connectStatus,
+                   metrics: readMetrics(succeeded: code == CCURLE_OK, tunnelRefused: tunnelRefused))
         }
         return nil
     }
 
+    /// The transfer's metrics, read from its handle now that it is over (see ``CurlMetrics``).
+    private func readMetrics(succeeded: Bool, tunnelRefused: Bool = false) -> TransferMetrics? {
+        guard let easy else { return nil }
+        let settings = transport.settings
+        let ending = CurlMetrics.Ending(succeeded: succeeded, hadHead: parser.hasHead,
+                                        usesTLS: request.url?.scheme?.lowercased() == "https", tunnelRefused: tunnelRefused)
+        return metrics.metrics(of: easy, ending: ending, unixSocketPath: settings.connection.unixSocketPath,
+                               readsConnectionID: settings.features.numbersConnections)
+    }
+
     /// Ends the task with `code` and reports it to its transfer (or, if the transfer has ended
-    /// already, to the registry, which frees a slot kept for it).
-    func finish(code: Int32, detail: String?, connectStatus: Int = 0) {
+    /// already, to the registry, which frees a slot kept for it), with the transfer's `metrics`.
+    func finish(code: Int32, detail: String?, connectStatus: Int = 0, metrics: TransferMetrics? = nil) {
         guard markFinished() else { return }
         let error = code == CCURLE_OK ? nil
-            : CurlError.urlError(code: code, url: request.url, detail: detail, connectStatus: connectStatus)
-        transport.registry.complete(self, error: error)
+            : CurlError.urlError(code: code, url: request.url, detail: detail, connectStatus: connectStatus, metrics: metrics)
+        transport.registry.complete(self, error: error, metrics: metrics)
     }
 
     /// Ends the task with a transfer that could not be set up (nothing was sent).

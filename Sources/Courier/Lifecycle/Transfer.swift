@@ -30,6 +30,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     private let id: UInt64
     private let timeout: TimeInterval
     private let retryPolicy: RetryPolicy
+    /// The request's own rate limit, handed to each task (see ``NetworkRequest/rateLimit``).
+    private let rateLimit: RateLimit?
     /// The request as built and completed with the Network's defaults, before interceptors.
     private let baseRequest: Result<URLRequest, NetworkError>
     private let body: Body
@@ -47,6 +49,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         self.id = core.nextTransferID()
         self.timeout = request.timeout
         self.retryPolicy = request.retryPolicy ?? core.retryPolicy.withLock { $0 }
+        self.rateLimit = request.rateLimit
         self.baseRequest = baseRequest
         self.body = body
         self.delivery = delivery
@@ -86,6 +89,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
                 state.pendingRedirect = nil
                 state.refusedRedirect = nil
                 state.redirectLimitHit = nil
+                state.clock = AttemptClock()
             }
             return action
         }
@@ -107,7 +111,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             end(with: .invalidResponse(problem))
             return
         }
-        if state.withLock({ $0.redirectLimitHit != nil }) {
+        let measures = !core.transport.measuresTransfers
+        if state.withLock({ state in
+            if measures { state.clock.headArrived = .now() }
+            return state.redirectLimitHit != nil
+        }) {
             // The redirect left unfollowed at the limit (both engines ask `redirect` before
             // handing its head on). It is no answer: its body is nobody's output (a stream's
             // consumer, a download's file), as curl -L --max-redirs writes none of it. The
@@ -142,11 +150,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         body.didRejectAuthenticationChallenge()
     }
 
-    func didComplete(error: (any Error)?) {
-        let (pendingRedirect, redirectLimitHit, refusedRedirect) = state.withLock { state in
+    func didComplete(error: (any Error)?, metrics reported: TransferMetrics?) {
+        let (pendingRedirect, redirectLimitHit, refusedRedirect, clock) = state.withLock { state in
             _ = state.lifecycle.taskCompleted()
             defer { state.pendingRedirect = nil; state.refusedRedirect = nil }
-            return (state.pendingRedirect, state.redirectLimitHit, state.refusedRedirect)
+            return (state.pendingRedirect, state.redirectLimitHit, state.refusedRedirect, state.clock)
         }
         if let refusedRedirect {
             body.reset()
@@ -158,7 +166,17 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             restart(with: next)
             return
         }
-        let completion = body.didComplete(error: error, redirectLimitHit: redirectLimitHit)
+        // The transport's metrics, or what the transfer timed itself where it has none.
+        let metrics = reported ?? clock.started.map {
+            SessionMetrics.measured(from: $0, headArrived: clock.headArrived, end: .now(), failed: error != nil)
+        }
+        var error = error
+        if let metrics {
+            let context = self.context
+            core.observers.forEach { $0.didFinishCollecting(metrics, context: context) }
+            if let urlError = error as? URLError, urlError.transferMetrics == nil { error = urlError.carrying(metrics) }
+        }
+        let completion = body.didComplete(error: error, metrics: metrics, redirectLimitHit: redirectLimitHit)
         if let progress = completion.progress { delivery.report(progress, force: true) }
         if let observed = completion.observed {
             let context = self.context
@@ -325,9 +343,12 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             handle { $0.taskCreationFailed(error as? NetworkError ?? NetworkError.from(error)) }
             return
         }
+        if let rateLimit { task.limitRate(to: rateLimit) }
         // Registered first, so that its first callback finds the transfer.
         core.registry.attach(task, to: self)
+        let measures = !core.transport.measuresTransfers
         perform(event { state in
+            if measures, state.clock.started == nil { state.clock.started = .now() }
             state.sending = request
             let action = state.lifecycle.taskCreated(task)
             if case .resume(_, armDeadline: true) = action {
@@ -397,4 +418,13 @@ private struct TransferState {
     var redirectLimitHit: HTTPResponse?
     /// The request the current task sends, as the observers' `willSend` sees it (cookies included).
     var sending: URLRequest?
+    /// The attempt's own timing, for a transport that reports no metrics (URLSession on Linux).
+    var clock = AttemptClock()
+}
+
+/// When the current attempt's first task was made and its last head arrived: what Courier can
+/// time of a transfer whose transport reports no metrics.
+struct AttemptClock {
+    var started: DispatchTime?
+    var headArrived: DispatchTime?
 }

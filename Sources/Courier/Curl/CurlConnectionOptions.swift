@@ -1,0 +1,31 @@
+import CCurl
+import Foundation
+
+/// Sets an easy handle up for the network's ``ConnectionOptions`` and the request's own rate
+/// limit: the HTTP version, waiting to multiplex, a Unix domain socket, the rate limits.
+///
+/// Every option here predates libcurl 7.68.0, the engine's floor (Docs/Engines.md lists each
+/// with its version); the HTTP/2 values of `CURLOPT_HTTP_VERSION` also need a libcurl built with
+/// HTTP/2, which ``CurlFeatures/httpVersionOption(for:)`` checks.
+enum CurlConnectionOptions {
+    static func apply(to easy: OpaquePointer, url: URL?, settings: CurlSettings, rateLimit: RateLimit?) throws {
+        var options = CurlOptionSetter(easy: easy)
+        let version = settings.features.httpVersionOption(for: settings.connection.httpVersion)
+        options.set(Int32(CCURLOPT_HTTP_VERSION), version)
+        // A transfer that starts while the first connection to its origin is still being made
+        // would open a connection of its own; waiting to learn whether that one multiplexes lets
+        // every request to an HTTP/2 origin share it. Only where HTTP/2 can happen: over plain
+        // http with 2TLS the wait would only delay the second request.
+        if version == Int(CCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+            || (version == Int(CCURL_HTTP_VERSION_2TLS) && url?.scheme?.lowercased() == "https") {
+            options.set(Int32(CCURLOPT_PIPEWAIT), 1)
+        }
+        if let path = settings.connection.unixSocketPath {
+            options.set(Int32(CCURLOPT_UNIX_SOCKET_PATH), path)
+        }
+        let limit = (rateLimit ?? RateLimit()).over(settings.connection.rateLimit)
+        if let receive = limit.receiveBytesPerSecond { options.set(Int32(CCURLOPT_MAX_RECV_SPEED_LARGE), offset: receive) }
+        if let send = limit.sendBytesPerSecond { options.set(Int32(CCURLOPT_MAX_SEND_SPEED_LARGE), offset: send) }
+        try options.check()
+    }
+}
