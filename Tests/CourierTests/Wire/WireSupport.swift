@@ -30,6 +30,16 @@ extension XCTestCase {
         return try XCTUnwrap(outcome, "no completion", file: file, line: line).get()
     }
 
+    /// The access-log entries for `uri` once there are `count` of them (nginx writes a line just
+    /// after the response went out, so a client can see the response first): waits, bounded.
+    func logged(_ server: NginxServer, _ uri: String, count: Int = 1, file: StaticString = #filePath,
+                line: UInt = #line) -> [NginxServer.LogEntry] {
+        if !waitUntil(timeout: 10, { server.entries(for: uri).count >= count }) {
+            XCTFail("nginx logged \(server.entries(for: uri).count) requests for \(uri), not \(count)", file: file, line: line)
+        }
+        return server.entries(for: uri)
+    }
+
     /// Asserts that the known phase times never decrease in curl's order, and end with `total`.
     func assertTimelineInOrder(_ metrics: TransferMetrics?, file: StaticString = #filePath, line: UInt = #line) {
         guard let metrics else { return XCTFail("no metrics", file: file, line: line) }
