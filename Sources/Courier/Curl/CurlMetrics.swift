@@ -84,7 +84,7 @@ struct CurlMetrics {
             bytesReceived: raw.size_download >= 0 ? Int64(raw.size_download) : nil,
             headerBytes: raw.header_size >= 0 ? earlier.headerBytes + Int64(raw.header_size) : nil,
             requestBytes: raw.request_size >= 0 ? earlier.requestBytes + Int64(raw.request_size) : nil,
-            phase: Self.phase(raw, ending: ending, reused: reused == true))
+            phase: Self.phase(raw, ending: ending, reused: reused == true, connected: connectsMade > 0))
         if let unixSocketPath {
             metrics.remoteAddress = unixSocketPath
         } else {
@@ -96,14 +96,16 @@ struct CurlMetrics {
         return metrics
     }
 
-    /// Where a transfer ended: the first phase whose time libcurl never recorded.
-    private static func phase(_ raw: ccurl_metrics, ending: Ending, reused: Bool) -> TransferMetrics.Phase {
+    /// Where a transfer ended: the first phase whose time libcurl never recorded. A connection
+    /// libcurl counted (`num_connects`) was made even where its time is 0: libcurl 7.88 records
+    /// `time_connect` only once the TLS handshake on it is done too, as curl's `-w` shows.
+    private static func phase(_ raw: ccurl_metrics, ending: Ending, reused: Bool, connected: Bool) -> TransferMetrics.Phase {
         if ending.succeeded { return .complete }
         if ending.hadHead { return .receivingBody }
         if raw.starttransfer_us > 0 || raw.pretransfer_us > 0 { return .waitingForHead }
         if !reused {
             if raw.namelookup_us <= 0 { return .resolvingHost }
-            if raw.connect_us <= 0 || ending.tunnelRefused { return .connecting }
+            if ending.tunnelRefused || !(connected || raw.connect_us > 0) { return .connecting }
             if ending.usesTLS, raw.appconnect_us <= 0 { return .tlsHandshake }
         }
         return .sendingRequest
