@@ -14,8 +14,8 @@ import Foundation
 /// Times are seconds from the start of the attempt, as curl's `-w` reports them: each phase ends
 /// at its time, and they never decrease in this order: ``nameLookup``, ``connect``,
 /// ``tlsHandshake``, ``requestSent``, ``firstByte``, ``total``. A phase the transfer did not go
-/// through (no TLS on plain http; no name lookup, connect or handshake on a reused connection)
-/// or did not reach (it failed before) is `nil`, never 0.
+/// through (no TLS on plain http; no connect or handshake on a reused connection, as libcurl
+/// 7.88 reports it) or did not reach (it failed before) is `nil`, never 0.
 ///
 /// What each engine fills (see Docs/Engines.md): the curl engine everything, read from libcurl
 /// once the transfer is over; URLSession on Apple platforms everything it reports in
@@ -78,9 +78,11 @@ public struct TransferMetrics: Sendable, Hashable {
     /// When the host's address was known (curl's `time_namelookup`). Also set on a reused
     /// connection, where libcurl still looks its cache up.
     public var nameLookup: TimeInterval?
-    /// When the TCP connection (or the Unix socket) was open (`time_connect`); `nil` on a reused one.
+    /// When the TCP connection (or the Unix socket) was open (`time_connect`). On a reused
+    /// connection libcurl 7.88 reports none (`nil`), 7.74 the moment it took the cached one.
     public var connect: TimeInterval?
-    /// When the TLS handshake was done (`time_appconnect`); `nil` without TLS or on a reused connection.
+    /// When the TLS handshake was done (`time_appconnect`); `nil` without TLS, and (libcurl
+    /// 7.88) on a reused connection.
     public var tlsHandshake: TimeInterval?
     /// When the request was about to be sent, everything before it done (`time_pretransfer`).
     public var requestSent: TimeInterval?

@@ -98,15 +98,30 @@ final class HTTP2Tests: XCTestCase {
         XCTAssertEqual(Set(metrics.compactMap(\.localPort)).count, 1)
     }
 
-    func testOverHTTP1_1TheSameRequestsOpenSeveralConnections() throws {
+    /// Three bodies in flight at once, each held back by its consumer until all three heads have
+    /// come: over HTTP/1.1 they need three connections, over HTTP/2 they share one.
+    func testRequestsInFlightTogetherShareAConnectionOverHTTP2AndNotOverHTTP1_1() throws {
         let server = try nginx()
-        let network = try wireNetwork(server, connection: ConnectionOptions(httpVersion: .http1_1), limit: 20)
-        _ = try concurrentFetches(20, of: { server.tlsURL(NginxServer.helloPath + "?h1mux=\($0)") }, on: network)
-        XCTAssertTrue(waitUntil { server.logEntries.filter { $0.uri.hasPrefix(NginxServer.helloPath + "?h1mux=") }.count == 20 })
-        let entries = server.logEntries.filter { $0.uri.hasPrefix(NginxServer.helloPath + "?h1mux=") }
-        XCTAssertEqual(entries.count, 20)
-        XCTAssertEqual(Set(entries.map(\.protocolName)), ["HTTP/1.1"])
-        XCTAssertGreaterThan(Set(entries.map(\.connection)).count, 1)
+        for (preference, tag) in [(HTTPVersionPreference.http1_1, "h1"), (.http2, "h2")] {
+            let network = try wireNetwork(server, connection: ConnectionOptions(httpVersion: preference), limit: 3)
+            let heads = expectation(description: "heads")
+            heads.expectedFulfillmentCount = 3
+            let done = expectation(description: "done")
+            done.expectedFulfillmentCount = 3
+            let gate = Gate()
+            for index in 0..<3 {
+                network.stream(Request<Data>.get(server.tlsURL(NginxServer.largeFile + "?\(tag)=\(index)")),
+                               callbackQueue: DispatchQueue(label: "\(tag)-\(index)"), onResponse: { _ in heads.fulfill() },
+                               onData: { _ in gate.wait() }, completion: { _ in done.fulfill() })
+            }
+            wait(for: [heads], timeout: 10)
+            gate.open()
+            wait(for: [done], timeout: 30)
+            let entries = (0..<3).flatMap { logged(server, NginxServer.largeFile + "?\(tag)=\($0)") }
+            XCTAssertEqual(entries.map(\.completed), [true, true, true])
+            XCTAssertEqual(Set(entries.map(\.connection)).count, preference == .http1_1 ? 3 : 1, "\(preference)")
+            XCTAssertEqual(Set(entries.map(\.protocolName)), [preference == .http1_1 ? "HTTP/1.1" : "HTTP/2.0"])
+        }
     }
 
     // MARK: - Cancelling one stream of many
