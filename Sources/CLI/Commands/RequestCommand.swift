@@ -45,7 +45,8 @@ struct RequestCommand {
             let report = WriteOut.Report(
                 statusCode: facts.statusCode, contentType: facts.contentType, downloadSize: outcome.bodySize ?? facts.bodyBytes,
                 totalTime: totalTime, effectiveURL: facts.url ?? plan.url, method: facts.method ?? plan.method.rawValue,
-                redirectCount: facts.redirects, retryCount: facts.retries, exitCode: outcome.exitCode, errorMessage: outcome.message)
+                redirectCount: facts.redirects, retryCount: facts.retries, exitCode: outcome.exitCode, errorMessage: outcome.message,
+                metrics: facts.metrics, httpVersion: facts.httpVersion)
             do throws(Failure) {
                 try console.writeOut(Data(writeOut.render(report).utf8))
             } catch {

@@ -26,7 +26,8 @@ struct Session: Sendable {
             configuration.connectionProxyDictionary = ["HTTPProxy": proxy, "HTTPSProxy": proxy]
         }
         let network = Network(configuration: configuration, callbackQueue: DispatchQueue(label: "courier.callbacks"),
-                              maximumConcurrentRequests: settings.maxConcurrent, engine: settings.engine, tls: settings.tls)
+                              maximumConcurrentRequests: settings.maxConcurrent, engine: settings.engine, tls: settings.tls,
+                              connection: settings.connection)
         // curl retries nothing unless asked; so does courier.
         network.retryPolicy = settings.retries == 0 ? .none : RetryPolicy(maxAttempts: settings.retries + 1)
         if let maxRedirects = settings.maxRedirects {

@@ -19,6 +19,10 @@ struct TransferRecord: NetworkObserver {
         var contentType: String?
         /// Body bytes of the last response held in memory (downloads report heads only).
         var bodyBytes: Int64 = 0
+        /// The HTTP version of the last response.
+        var httpVersion: HTTPVersion?
+        /// The current attempt's metrics, once its transfer is over.
+        var metrics: TransferMetrics?
     }
 
     private let facts = Locked(Facts())
@@ -47,10 +51,15 @@ struct TransferRecord: NetworkObserver {
 
     func didReceive(_ response: HTTPResponse, context: RequestContext) {
         facts.withLock { facts in
+            facts.httpVersion = response.httpVersion
             facts.statusCode = response.statusCode
             facts.contentType = response.headers["Content-Type"]
             facts.bodyBytes = Int64(response.body.count)
         }
+    }
+
+    func didFinishCollecting(_ metrics: TransferMetrics, context: RequestContext) {
+        facts.withLock { $0.metrics = metrics }
     }
 
     func didRetry(after error: NetworkError, delay: TimeInterval, context: RequestContext) {

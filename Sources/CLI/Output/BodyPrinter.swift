@@ -144,19 +144,21 @@ final class BodyPrinter {
         return body.last == UInt8(ascii: "\n") ? body : body + Data("\n".utf8)
     }
 
-    /// `HTTP/1.1 200 OK`, the header fields, a blank line. Foundation does not expose the
-    /// protocol version or the reason phrase, so both are reconstructed.
+    /// `HTTP/1.1 200 OK`, the header fields, a blank line. The reason phrase is reconstructed;
+    /// the version is the response's (`HTTP/2 200 `, as curl writes it).
     static func head(of response: HTTPResponse) -> Data {
-        var text = statusLine(of: response.statusCode) + "\n"
+        var text = statusLine(of: response.statusCode, version: response.httpVersion) + "\n"
         for field in response.headers.fields {
             text += "\(field.name): \(field.value)\n"
         }
         return Data((text + "\n").utf8)
     }
 
-    /// `HTTP/1.1 200 OK`.
-    static func statusLine(of statusCode: Int) -> String {
-        "HTTP/1.1 \(statusCode) \(ReasonPhrase.text(for: statusCode))"
+    /// `HTTP/1.1 200 OK`; over HTTP/2 and 3, which carry no reason phrase, `HTTP/2 200 ` as curl
+    /// writes it. A version the engine did not report (URLSession on Linux) is written `HTTP/1.1`.
+    static func statusLine(of statusCode: Int, version: HTTPVersion = .http1_1) -> String {
+        if version.major >= 2 { return "\(version) \(statusCode) " }
+        return "\(version == .unknown ? HTTPVersion.http1_1 : version) \(statusCode) \(ReasonPhrase.text(for: statusCode))"
     }
 
     /// NUL bytes or invalid UTF-8: what curl calls "binary output" and refuses to print.

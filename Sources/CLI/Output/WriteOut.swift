@@ -14,12 +14,29 @@ struct WriteOut: Sendable {
         case errorMessage = "errormsg"
         case exitCode = "exitcode"
         case httpCode = "http_code"
+        case httpVersion = "http_version"
         case json = "json"
+        case localIP = "local_ip"
+        case localPort = "local_port"
         case method = "method"
+        case connectCount = "num_connects"
         case redirectCount = "num_redirects"
         case retryCount = "num_retries"
+        case remoteIP = "remote_ip"
+        case remotePort = "remote_port"
         case responseCode = "response_code"
         case downloadSize = "size_download"
+        case headerSize = "size_header"
+        case requestSize = "size_request"
+        case uploadSize = "size_upload"
+        case downloadSpeed = "speed_download"
+        case uploadSpeed = "speed_upload"
+        case appConnectTime = "time_appconnect"
+        case connectTime = "time_connect"
+        case nameLookupTime = "time_namelookup"
+        case pretransferTime = "time_pretransfer"
+        case redirectTime = "time_redirect"
+        case startTransferTime = "time_starttransfer"
         case totalTime = "time_total"
         case effectiveURL = "url_effective"
     }
@@ -38,6 +55,10 @@ struct WriteOut: Sendable {
         var retryCount: Int
         var exitCode: ExitCode
         var errorMessage: String?
+        /// The last attempt's metrics, for the wire variables (``WireWriteOut``).
+        var metrics: TransferMetrics? = nil
+        /// The last response's HTTP version.
+        var httpVersion: HTTPVersion? = nil
     }
 
     private enum Piece: Sendable {
@@ -109,6 +130,10 @@ struct WriteOut: Sendable {
     }
 
     private static func value(of variable: Variable, in report: Report) -> String {
+        if let wire = WireWriteOut.value(of: variable.rawValue, metrics: report.metrics, version: report.httpVersion,
+                                         total: report.totalTime) {
+            return wire.plain
+        }
         switch variable {
         case .contentType: return report.contentType ?? ""
         case .errorMessage: return report.errorMessage ?? ""
@@ -119,8 +144,8 @@ struct WriteOut: Sendable {
         case .redirectCount: return String(report.redirectCount)
         case .retryCount: return String(report.retryCount)
         case .downloadSize: return String(report.downloadSize)
-        case .totalTime: return String(format: "%.6f", report.totalTime)
         case .effectiveURL: return Redaction.standard.redact(report.effectiveURL)
+        default: return ""   // the wire variables, above
         }
     }
 
@@ -129,9 +154,13 @@ struct WriteOut: Sendable {
     private static func json(_ report: Report) -> String {
         let members = Variable.allCases.filter { $0 != .json }.map { variable -> (key: String, value: String) in
             let value: String
+            if let wire = WireWriteOut.value(of: variable.rawValue, metrics: report.metrics, version: report.httpVersion,
+                                             total: report.totalTime) {
+                return (variable.rawValue, wire.json)
+            }
             switch variable {
             case .httpCode, .responseCode: value = String(report.statusCode ?? 0)
-            case .exitCode, .redirectCount, .retryCount, .downloadSize, .totalTime: value = Self.value(of: variable, in: report)
+            case .exitCode, .redirectCount, .retryCount, .downloadSize: value = Self.value(of: variable, in: report)
             case .contentType: value = JSONText.optionalString(report.contentType)
             case .errorMessage: value = JSONText.optionalString(report.errorMessage)
             default: value = JSONText.string(Self.value(of: variable, in: report))
