@@ -10,7 +10,9 @@ import FoundationNetworking
 ///
 /// A request head is written once its response head (or the end of its transfer) says which
 /// protocol it went out over — `> GET / HTTP/2` — as curl writes it after the connection is
-/// made; when the engine does not say (URLSession on Linux), without a version. Once each
+/// made. When the engine does not say (URLSession on Linux), a plain-http request is written
+/// `HTTP/1.1`, which its libcurl always sends there, and an https one without a version (ALPN
+/// may have chosen HTTP/2). Once each
 /// attempt's transfer is over, a `*` line says which connection it used and whether it was
 /// reused (`Connected to …` or `Re-using existing connection …`, as curl words them).
 ///
@@ -25,7 +27,7 @@ struct VerboseLog: NetworkObserver {
     private let redaction = Redaction.standard
     /// Request heads waiting for their protocol, by request: the line after `> METHOD TARGET`,
     /// and the rest of the head.
-    private let pending = Locked([UInt64: (requestLine: String, lines: [String])]())
+    private let pending = Locked([UInt64: (requestLine: String, unknownVersion: String, lines: [String])]())
 
     init(console: Console, start: DispatchTime) {
         self.console = console
@@ -41,7 +43,10 @@ struct VerboseLog: NetworkObserver {
         if let host = url.host { lines.append("> Host: \(host.contains(":") ? "[\(host)]" : host)\(url.port.map { ":\($0)" } ?? "")") }
         let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
         lines += fields.map { "> \($0.key): \(redaction.redact(headerValue: $0.value, name: $0.key))" }
-        pending.withLock { $0[context.id] = ("> \(method) \(Self.target(of: url))", lines + [">"]) }
+        // Cleartext goes out as HTTP/1.1 unless the network asked for prior knowledge, which
+        // the engine then reports; over TLS only the engine can tell.
+        let cleartext = url.scheme?.lowercased() == "http" ? " HTTP/1.1" : ""
+        pending.withLock { $0[context.id] = ("> \(method) \(Self.target(of: url))", cleartext, lines + [">"]) }
     }
 
     func didRedirect(_ response: HTTPResponse, to request: URLRequest, context: RequestContext) {
@@ -79,7 +84,7 @@ struct VerboseLog: NetworkObserver {
     /// nothing if it was written already: `> GET /path HTTP/2`, its fields, `>`.
     private func requestHead(for context: RequestContext, version: HTTPVersion) -> [String] {
         guard let head = pending.withLock({ $0.removeValue(forKey: context.id) }) else { return [] }
-        return [head.requestLine + (version == .unknown ? "" : " \(version)")] + head.lines
+        return [head.requestLine + (version == .unknown ? head.unknownVersion : " \(version)")] + head.lines
     }
 
     /// curl's words for the connection a transfer used: `Connected to HOST (IP) port N`, or

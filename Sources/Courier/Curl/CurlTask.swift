@@ -161,7 +161,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
            let response = HTTPURLResponse(url: url, statusCode: parsed.statusCode, httpVersion: parsed.version,
                                           headerFields: parsed.fieldDictionary),
            let proposed = CurlRedirects.proposedRequest(after: response, to: request),
-           let next = transfer?.redirect(response, to: proposed, from: request) {
+           let next = transfer?.redirect(response, head: head, to: proposed, from: request) {
             redirect = next
             return
         }

@@ -34,8 +34,9 @@ protocol ScheduledTransfer: AnyObject, Sendable {
     func didComplete(error: (any Error)?, metrics: TransferMetrics?)
     func didRejectAuthenticationChallenge()
     /// A redirect of the current attempt: the request to follow it with, or `nil` to stop and
-    /// take the redirect response as the answer.
-    func redirect(_ response: HTTPURLResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest?
+    /// take the redirect response as the answer. `head` is the response as the transport read
+    /// it (fields in the order received), when it has one; else it is made from `response`.
+    func redirect(_ response: HTTPURLResponse, head: HTTPResponse?, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest?
 }
 
 extension ScheduledTransfer {

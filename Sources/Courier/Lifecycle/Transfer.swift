@@ -185,8 +185,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         conclude(completion.outcome)
     }
 
-    func redirect(_ response: HTTPURLResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
-        let head = HTTPResponse(response, body: Data())
+    func redirect(_ response: HTTPURLResponse, head: HTTPResponse?, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
+        let head = head ?? HTTPResponse(response, body: Data())
         // Before the next request is made, so that it carries what this response set.
         if let cookies = core.sessionCookies, let url = response.url { cookies.store(from: head.headers, for: url) }
         if let scheme = RedirectPolicy.refusedScheme(of: response, proposed: proposed) {

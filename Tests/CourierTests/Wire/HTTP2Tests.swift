@@ -166,17 +166,22 @@ final class HTTP2Tests: XCTestCase {
         task.cancel()
         wait(for: [cancelled], timeout: 10)
         guard case .failure(NetworkError.cancelled)? = cancelledResult.value else {
+            gate.open()
             return XCTFail("expected cancelled, got \(String(describing: cancelledResult.value))")
         }
-        // nginx logs the stream once the client has reset it: not whole, far short of the file.
+
+        gate.open()
+        wait(for: [siblingsDone], timeout: 60)
+        // nginx ends the reset stream (and logs it) once it has flushed what it had queued for
+        // it on the connection, which libcurl reads only while a transfer uses it: a request
+        // after the siblings drains it, over the same connection, which the cancel left open.
+        let after = try fetch(server.tlsURL(NginxServer.helloPath + "?after-cancel"), on: network)
+        XCTAssertEqual(after.response.metrics?.reusedConnection, true)
         let uri = NginxServer.hugeFile + "?cancelled"
         XCTAssertTrue(waitUntil { !server.entries(for: uri).isEmpty }, "nginx never saw the stream end")
         let stopped = try XCTUnwrap(server.entries(for: uri).first)
         XCTAssertFalse(stopped.completed)
         XCTAssertLessThan(stopped.bodyBytesSent, Int64(NginxServer.hugeSize))
-
-        gate.open()
-        wait(for: [siblingsDone], timeout: 60)
         for index in 0..<2 {
             XCTAssertNoThrow(try XCTUnwrap(siblingResults.withLock { $0[index] }).get())
         }
