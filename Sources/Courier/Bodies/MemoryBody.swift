@@ -79,10 +79,14 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody, @unchecked Sendab
             error = nil
         }
         let progress = error == nil ? downloadProgress : nil
-        var full = response?.completed(with: metrics)
+        var full = response
+        response = nil
         full?.body = received
+        full?.complete(with: metrics)
         reset()
-        return BodyCompletion(outcome: outcome(of: full, error: error, redirectLimitHit: redirectLimitHit?.completed(with: metrics)),
+        var redirectLimitHit = redirectLimitHit
+        redirectLimitHit?.complete(with: metrics)
+        return BodyCompletion(outcome: outcome(of: full, error: error, redirectLimitHit: redirectLimitHit),
                               progress: progress, observed: full)
     }
 

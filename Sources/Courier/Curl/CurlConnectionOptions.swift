@@ -8,16 +8,20 @@ import Foundation
 /// with its version); the HTTP/2 values of `CURLOPT_HTTP_VERSION` also need a libcurl built with
 /// HTTP/2, which ``CurlFeatures/httpVersionOption(for:)`` checks.
 enum CurlConnectionOptions {
-    static func apply(to easy: OpaquePointer, url: URL?, settings: CurlSettings, rateLimit: RateLimit?) throws {
+    /// - Parameter usesTLS: Whether the request is https (``isHTTPS(_:)``).
+    static func apply(to easy: OpaquePointer, usesTLS: Bool, settings: CurlSettings, rateLimit: RateLimit?) throws {
         var options = CurlOptionSetter(easy: easy)
         let version = settings.features.httpVersionOption(for: settings.connection.httpVersion)
-        options.set(Int32(CCURLOPT_HTTP_VERSION), version)
+        // Every libcurl from the 7.68.0 floor defaults to 2TLS with HTTP/2 (7.62.0 on) and to
+        // 1.1 without: the default preference needs no call, which a small request notices.
+        if settings.connection.httpVersion != .http2 {
+            options.set(Int32(CCURLOPT_HTTP_VERSION), version)
+        }
         // A transfer that starts while the first connection to its origin is still being made
         // would open a connection of its own; waiting to learn whether that one multiplexes lets
         // every request to an HTTP/2 origin share it. Only where HTTP/2 can happen: over plain
         // http with 2TLS the wait would only delay the second request.
-        if version == Int(CCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
-            || (version == Int(CCURL_HTTP_VERSION_2TLS) && url?.scheme?.lowercased() == "https") {
+        if version == Int(CCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE) || (version == Int(CCURL_HTTP_VERSION_2TLS) && usesTLS) {
             options.set(Int32(CCURLOPT_PIPEWAIT), 1)
         }
         if let path = settings.connection.unixSocketPath {
@@ -30,6 +34,12 @@ enum CurlConnectionOptions {
         }
         if let send = limit.sendBytesPerSecond { options.set(Int32(CCURLOPT_MAX_SEND_SPEED_LARGE), offset: send) }
         try options.check()
+    }
+
+    /// Whether `url` is https, its scheme compared without case and without making a lowered copy.
+    static func isHTTPS(_ url: URL?) -> Bool {
+        guard let scheme = url?.scheme, scheme.utf8.count == 5 else { return false }
+        return zip(scheme.utf8, "https".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 
     /// libcurl's receive buffer for a transfer limited to `rate` bytes/s, or `nil` for its default.

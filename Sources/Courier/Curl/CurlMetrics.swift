@@ -69,7 +69,9 @@ struct CurlMetrics {
         let sentRequest = raw.pretransfer_us > 0
         // A transfer that never sent its request used no connection, old or new.
         let reused: Bool? = connectsMade > 0 ? false : (connectsMade == 0 && sentRequest ? true : nil)
-        var metrics = TransferMetrics(
+        let overSocket = unixSocketPath != nil
+        // One TransferMetrics, made once: each later change would make its storage anew.
+        return TransferMetrics(
             total: Self.seconds(earlier.total + max(0, raw.total_us)) ?? 0,
             nameLookup: Self.seconds(earlier.nameLookup + max(0, raw.namelookup_us)),
             connect: Self.seconds(earlier.connect + max(0, raw.connect_us)),
@@ -77,6 +79,10 @@ struct CurlMetrics {
             requestSent: Self.seconds(earlier.requestSent + max(0, raw.pretransfer_us)),
             firstByte: Self.seconds(earlier.firstByte + max(0, raw.starttransfer_us)),
             redirectTime: Self.seconds(earlier.total) ?? 0,
+            remoteAddress: unixSocketPath ?? Self.text(raw.primary_ip),
+            remotePort: !overSocket && raw.primary_port > 0 ? Int(raw.primary_port) : nil,
+            localAddress: overSocket ? nil : Self.text(raw.local_ip),
+            localPort: !overSocket && raw.local_port > 0 ? Int(raw.local_port) : nil,
             reusedConnection: reused,
             connectionID: raw.connection_id >= 0 ? Int64(raw.connection_id) : nil,
             httpVersion: HTTPVersion(curlVersion: raw.http_version),
@@ -85,15 +91,6 @@ struct CurlMetrics {
             headerBytes: raw.header_size >= 0 ? earlier.headerBytes + Int64(raw.header_size) : nil,
             requestBytes: raw.request_size >= 0 ? earlier.requestBytes + Int64(raw.request_size) : nil,
             phase: Self.phase(raw, ending: ending, reused: reused == true, connected: connectsMade > 0))
-        if let unixSocketPath {
-            metrics.remoteAddress = unixSocketPath
-        } else {
-            metrics.remoteAddress = Self.text(raw.primary_ip)
-            metrics.remotePort = raw.primary_port > 0 ? Int(raw.primary_port) : nil
-            metrics.localAddress = Self.text(raw.local_ip)
-            metrics.localPort = raw.local_port > 0 ? Int(raw.local_port) : nil
-        }
-        return metrics
     }
 
     /// Where a transfer ended: the first phase whose time libcurl never recorded. A connection

@@ -38,6 +38,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     private var rateLimit: RateLimit?
     /// The metrics of the redirects followed so far; read at the end of each transfer.
     private var metrics = CurlMetrics()
+    /// Whether the current request is https (a TLS handshake is due), for the metrics' phase.
+    private var usesTLS = false
 
     private let finished = Locked(false)
     /// libcurl's detailed message for a failure (CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes):
@@ -111,7 +113,9 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             try options.check()
             try CurlRequestOptions.apply(request, upload: upload, settings: transport.settings, to: easy,
                                           headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
-            try CurlConnectionOptions.apply(to: easy, url: request.url, settings: transport.settings, rateLimit: rateLimit)
+            let url = request.url
+            usesTLS = CurlConnectionOptions.isHTTPS(url)
+            try CurlConnectionOptions.apply(to: easy, usesTLS: usesTLS, settings: transport.settings, rateLimit: rateLimit)
             try openUpload()
             return nil
         } catch let failure as ConfigurationFailure {
@@ -239,11 +243,9 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// The transfer's metrics, read from its handle now that it is over (see ``CurlMetrics``).
     private func readMetrics(succeeded: Bool, tunnelRefused: Bool = false) -> TransferMetrics? {
         guard let easy else { return nil }
-        let settings = transport.settings
-        let ending = CurlMetrics.Ending(succeeded: succeeded, hadHead: parser.hasHead,
-                                        usesTLS: request.url?.scheme?.lowercased() == "https", tunnelRefused: tunnelRefused)
-        return metrics.metrics(of: easy, ending: ending, unixSocketPath: settings.connection.unixSocketPath,
-                               readsConnectionID: settings.features.numbersConnections)
+        let ending = CurlMetrics.Ending(succeeded: succeeded, hadHead: parser.hasHead, usesTLS: usesTLS, tunnelRefused: tunnelRefused)
+        return metrics.metrics(of: easy, ending: ending, unixSocketPath: transport.unixSocketPath,
+                               readsConnectionID: transport.readsConnectionID)
     }
 
     /// Ends the task with `code` and reports it to its transfer (or, if the transfer has ended

@@ -9,6 +9,10 @@ final class CurlTransport: Transport {
     let registry: TransferRegistry
     let loop: CurlLoop
     let settings: CurlSettings
+    /// What every task's metrics need of the settings, kept apart so that reading them at the
+    /// end of each transfer copies nothing (see ``CurlMetrics``).
+    let unixSocketPath: String?
+    let readsConnectionID: Bool
 
     /// Made only where libcurl has loaded. `features` stands in for the loaded libcurl's
     /// (``CurlFeatures/loaded``) in tests that make the engine take another version's path.
@@ -20,6 +24,8 @@ final class CurlTransport: Transport {
         let features = features ?? CurlFeatures.loaded
             ?? CurlFeatures(versionNumber: CurlFeatures.minimumVersionNumber, features: 0, sslLibrary: nil)
         self.settings = CurlSettings(configuration: configuration, tls: tls, connection: connection, features: features)
+        self.unixSocketPath = connection.unixSocketPath
+        self.readsConnectionID = features.numbersConnections
         self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost, features: features)
     }
 

@@ -172,8 +172,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         }
         var error = error
         if let metrics {
-            let context = self.context
-            core.observers.forEach { $0.didFinishCollecting(metrics, context: context) }
+            let observers = core.observers
+            if !observers.isEmpty {
+                let context = self.context
+                observers.forEach { $0.didFinishCollecting(metrics, context: context) }
+            }
             if let urlError = error as? URLError, urlError.transferMetrics == nil { error = urlError.carrying(metrics) }
         }
         let completion = body.didComplete(error: error, metrics: metrics, redirectLimitHit: redirectLimitHit)

@@ -68,11 +68,16 @@ public struct HTTPResponse: Sendable, Hashable {
     /// The same response with the metrics of the transfer that brought it; the HTTP version they
     /// name fills in one the head did not know (Apple's URLSession reports it only there).
     func completed(with metrics: TransferMetrics?) -> HTTPResponse {
-        guard let metrics else { return self }
         var copy = self
-        copy.metrics = metrics
-        if copy.httpVersion == .unknown, let version = metrics.httpVersion { copy.httpVersion = version }
+        copy.complete(with: metrics)
         return copy
+    }
+
+    /// Adds the metrics in place (see ``completed(with:)``): no copy of the response.
+    mutating func complete(with metrics: TransferMetrics?) {
+        guard let metrics else { return }
+        self.metrics = metrics
+        if httpVersion == .unknown, let version = metrics.httpVersion { httpVersion = version }
     }
 
     /// Whether the status is in `200..<300`.

@@ -11,19 +11,24 @@
 /// FoundationNetworking drops it from the status line and delivers no metrics, so a response
 /// of that engine there is ``unknown`` — never a guess. See Docs/Wire.md.
 public struct HTTPVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// `1` in `HTTP/1.1`, `2` in `HTTP/2`.
-    public let major: Int
-    /// `1` in `HTTP/1.1`; `0` from HTTP/2 on, which has no minor version.
-    public let minor: Int
+    // Two bytes: every response carries one.
+    private let majorNumber: UInt8
+    private let minorNumber: UInt8
 
-    /// A version by its numbers: `HTTPVersion(major: 1, minor: 1)` is ``http1_1``.
+    /// `1` in `HTTP/1.1`, `2` in `HTTP/2`.
+    public var major: Int { Int(majorNumber) }
+    /// `1` in `HTTP/1.1`; `0` from HTTP/2 on, which has no minor version.
+    public var minor: Int { Int(minorNumber) }
+
+    /// A version by its numbers: `HTTPVersion(major: 1, minor: 1)` is ``http1_1``. Numbers
+    /// outside `0...255` are clamped into it.
     ///
     /// ```swift
     /// HTTPVersion(major: 2, minor: 0) == .http2   // true
     /// ```
     public init(major: Int, minor: Int) {
-        self.major = major
-        self.minor = minor
+        majorNumber = UInt8(clamping: major)
+        minorNumber = UInt8(clamping: minor)
     }
 
     /// `HTTP/1.0`.

@@ -75,54 +75,159 @@ public struct TransferMetrics: Sendable, Hashable {
         }
     }
 
+    /// The values, behind one immutable reference: metrics travel with every response and
+    /// every observer call, and a few hundred bytes copied at each step were a visible part of
+    /// a small request's cost. A change (rare: the library sets them all at once) makes a new one.
+    private var storage: Storage
+
+    private struct Fields: Sendable, Hashable {
+        var nameLookup: TimeInterval?
+        var connect: TimeInterval?
+        var tlsHandshake: TimeInterval?
+        var requestSent: TimeInterval?
+        var firstByte: TimeInterval?
+        var total: TimeInterval
+        var redirectTime: TimeInterval?
+        var remoteAddress: String?
+        var remotePort: Int?
+        var localAddress: String?
+        var localPort: Int?
+        var reusedConnection: Bool?
+        var connectionID: Int64?
+        var httpVersion: HTTPVersion?
+        var bytesSent: Int64?
+        var bytesReceived: Int64?
+        var headerBytes: Int64?
+        var requestBytes: Int64?
+        var phase: Phase?
+    }
+
+    private final class Storage: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        var fields = storage.fields
+        change(&fields)
+        storage = Storage(fields)
+    }
+
+    /// Every value equal.
+    public static func == (lhs: TransferMetrics, rhs: TransferMetrics) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    /// Hashes every value.
+    public func hash(into hasher: inout Hasher) {
+        storage.fields.hash(into: &hasher)
+    }
+
     /// When the host's address was known (curl's `time_namelookup`). Also set on a reused
     /// connection, where libcurl still looks its cache up.
-    public var nameLookup: TimeInterval?
+    public var nameLookup: TimeInterval? {
+        get { storage.fields.nameLookup }
+        set { update { $0.nameLookup = newValue } }
+    }
     /// When the TCP connection (or the Unix socket) was open (`time_connect`). On a reused
     /// connection libcurl 7.88 reports none (`nil`), 7.74 the moment it took the cached one.
-    public var connect: TimeInterval?
+    public var connect: TimeInterval? {
+        get { storage.fields.connect }
+        set { update { $0.connect = newValue } }
+    }
     /// When the TLS handshake was done (`time_appconnect`); `nil` without TLS, and (libcurl
     /// 7.88) on a reused connection.
-    public var tlsHandshake: TimeInterval?
+    public var tlsHandshake: TimeInterval? {
+        get { storage.fields.tlsHandshake }
+        set { update { $0.tlsHandshake = newValue } }
+    }
     /// When the request was about to be sent, everything before it done (`time_pretransfer`).
-    public var requestSent: TimeInterval?
+    public var requestSent: TimeInterval? {
+        get { storage.fields.requestSent }
+        set { update { $0.requestSent = newValue } }
+    }
     /// When the first byte of the response arrived (`time_starttransfer`).
-    public var firstByte: TimeInterval?
+    public var firstByte: TimeInterval? {
+        get { storage.fields.firstByte }
+        set { update { $0.firstByte = newValue } }
+    }
     /// The whole attempt, redirects it followed included (`time_total`).
-    public var total: TimeInterval
+    public var total: TimeInterval {
+        get { storage.fields.total }
+        set { update { $0.total = newValue } }
+    }
     /// The time spent on the redirects the attempt followed before its last request
     /// (`time_redirect`): 0 without any. With redirects, the phases above add up each request's,
     /// as curl's do.
-    public var redirectTime: TimeInterval?
+    public var redirectTime: TimeInterval? {
+        get { storage.fields.redirectTime }
+        set { update { $0.redirectTime = newValue } }
+    }
     /// The address connected to (`remote_ip`): an IP address, or the socket's path on a Unix
     /// domain socket, or the proxy's address through a proxy.
-    public var remoteAddress: String?
+    public var remoteAddress: String? {
+        get { storage.fields.remoteAddress }
+        set { update { $0.remoteAddress = newValue } }
+    }
     /// The port connected to (`remote_port`); `nil` on a Unix domain socket.
-    public var remotePort: Int?
+    public var remotePort: Int? {
+        get { storage.fields.remotePort }
+        set { update { $0.remotePort = newValue } }
+    }
     /// The local end's address (`local_ip`); `nil` on a Unix domain socket.
-    public var localAddress: String?
+    public var localAddress: String? {
+        get { storage.fields.localAddress }
+        set { update { $0.localAddress = newValue } }
+    }
     /// The local end's port (`local_port`): with ``localAddress``, it names the TCP connection.
-    public var localPort: Int?
+    public var localPort: Int? {
+        get { storage.fields.localPort }
+        set { update { $0.localPort = newValue } }
+    }
     /// Whether the request went over a connection an earlier one had opened (curl's
     /// `num_connects` was 0).
-    public var reusedConnection: Bool?
+    public var reusedConnection: Bool? {
+        get { storage.fields.reusedConnection }
+        set { update { $0.reusedConnection = newValue } }
+    }
     /// libcurl's number for the connection (`conn_id`): the same number, the same connection.
     /// libcurl 8.2.0 and later only; `nil` before, where ``localPort`` tells connections apart.
-    public var connectionID: Int64?
+    public var connectionID: Int64? {
+        get { storage.fields.connectionID }
+        set { update { $0.connectionID = newValue } }
+    }
     /// The protocol the transfer used (`http_version`), known once a connection was chosen.
-    public var httpVersion: HTTPVersion?
+    public var httpVersion: HTTPVersion? {
+        get { storage.fields.httpVersion }
+        set { update { $0.httpVersion = newValue } }
+    }
     /// Request body bytes sent (`size_upload`).
-    public var bytesSent: Int64?
+    public var bytesSent: Int64? {
+        get { storage.fields.bytesSent }
+        set { update { $0.bytesSent = newValue } }
+    }
     /// Response body bytes received, as they came over the wire: before content decoding, so a
     /// gzip body counts its compressed size (`size_download`).
-    public var bytesReceived: Int64?
+    public var bytesReceived: Int64? {
+        get { storage.fields.bytesReceived }
+        set { update { $0.bytesReceived = newValue } }
+    }
     /// Bytes of response heads received, interim (`1xx`) heads included (`size_header`). Over
     /// HTTP/2 these are the heads as libcurl writes them out, not their compressed frames.
-    public var headerBytes: Int64?
+    public var headerBytes: Int64? {
+        get { storage.fields.headerBytes }
+        set { update { $0.headerBytes = newValue } }
+    }
     /// Bytes of requests sent, heads and any body libcurl sent with them (`size_request`).
-    public var requestBytes: Int64?
+    public var requestBytes: Int64? {
+        get { storage.fields.requestBytes }
+        set { update { $0.requestBytes = newValue } }
+    }
     /// The phase the transfer ended in: ``Phase/complete`` when the response arrived whole.
-    public var phase: Phase?
+    public var phase: Phase? {
+        get { storage.fields.phase }
+        set { update { $0.phase = newValue } }
+    }
 
     /// Creates a value (for tests and stub transports); everything but ``total`` is unknown
     /// unless given.
@@ -136,25 +241,26 @@ public struct TransferMetrics: Sendable, Hashable {
                 localAddress: String? = nil, localPort: Int? = nil, reusedConnection: Bool? = nil,
                 connectionID: Int64? = nil, httpVersion: HTTPVersion? = nil, bytesSent: Int64? = nil,
                 bytesReceived: Int64? = nil, headerBytes: Int64? = nil, requestBytes: Int64? = nil, phase: Phase? = nil) {
-        self.total = total
-        self.nameLookup = nameLookup
-        self.connect = connect
-        self.tlsHandshake = tlsHandshake
-        self.requestSent = requestSent
-        self.firstByte = firstByte
-        self.redirectTime = redirectTime
-        self.remoteAddress = remoteAddress
-        self.remotePort = remotePort
-        self.localAddress = localAddress
-        self.localPort = localPort
-        self.reusedConnection = reusedConnection
-        self.connectionID = connectionID
-        self.httpVersion = httpVersion
-        self.bytesSent = bytesSent
-        self.bytesReceived = bytesReceived
-        self.headerBytes = headerBytes
-        self.requestBytes = requestBytes
-        self.phase = phase
+        storage = Storage(Fields(
+            nameLookup: nameLookup,
+            connect: connect,
+            tlsHandshake: tlsHandshake,
+            requestSent: requestSent,
+            firstByte: firstByte,
+            total: total,
+            redirectTime: redirectTime,
+            remoteAddress: remoteAddress,
+            remotePort: remotePort,
+            localAddress: localAddress,
+            localPort: localPort,
+            reusedConnection: reusedConnection,
+            connectionID: connectionID,
+            httpVersion: httpVersion,
+            bytesSent: bytesSent,
+            bytesReceived: bytesReceived,
+            headerBytes: headerBytes,
+            requestBytes: requestBytes,
+            phase: phase))
     }
 
     /// The phase times that are known, in curl's order, named as curl's `-w` names them:

@@ -79,6 +79,14 @@ final class CLIEnvironmentProxyTests: CLITestCase {
         }
         XCTAssertEqual(logged(server, NginxServer.helloPath + "?noproxy", count: direct.count * 2 * engines.count).count,
                        direct.count * 2 * engines.count)
+        // A domain, with or without its leading dot, covers the hosts under it: the origin is
+        // then looked up directly, and resolves nowhere (6), instead of reaching the dead proxy (7).
+        for engine in engines {
+            for value in ["invalid", ".invalid"] {
+                let result = try start(["--engine", engine, origin], environment: ["http_proxy": deadProxy, "no_proxy": value]).finish()
+                XCTAssertEqual(result.status, 6, "\(engine) no_proxy=\(value): \(result.stderrText)")
+            }
+        }
     }
 
     func testTheNetworksOwnProxyWinsOverTheEnvironment() throws {
