@@ -103,6 +103,7 @@ enum {
 
 // CURLMoption values used.
 enum {
+    CCURLMOPT_MAXCONNECTS = 6,             // 7.16.3
     CCURLMOPT_MAX_HOST_CONNECTIONS = 7,
 };
 

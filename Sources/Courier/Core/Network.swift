@@ -69,7 +69,8 @@ public final class Network: Sendable {
             let cookies = SessionCookies.forEngineOwnedCookies(configuration)
             core = NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
                                unsupportedSetting: unusable) { registry, _ in
-                CurlTransport(configuration: configuration, tls: tls, connection: connection, registry: registry)
+                CurlTransport(configuration: configuration, tls: tls, connection: connection,
+                              maximumConcurrentRequests: maximumConcurrentRequests, registry: registry)
             }
         case .urlSession, .automatic:
             let unsupported = tls.isCustomized ? TLSOptions.unsupportedByURLSession

@@ -17,7 +17,7 @@ final class CurlTransport: Transport {
     /// Made only where libcurl has loaded. `features` stands in for the loaded libcurl's
     /// (``CurlFeatures/loaded``) in tests that make the engine take another version's path.
     init(configuration: URLSessionConfiguration, tls: TLSOptions, connection: ConnectionOptions = ConnectionOptions(),
-         registry: TransferRegistry, features: CurlFeatures? = nil) {
+         maximumConcurrentRequests: Int = 6, registry: TransferRegistry, features: CurlFeatures? = nil) {
         self.registry = registry
         // `loaded` is there whenever a curl transport is made (Engine.resolve checks); the
         // fallback is the oldest libcurl's path, which is safe on any.
@@ -26,7 +26,9 @@ final class CurlTransport: Transport {
         self.settings = CurlSettings(configuration: configuration, tls: tls, connection: connection, features: features)
         self.unixSocketPath = connection.unixSocketPath
         self.readsConnectionID = features.numbersConnections
-        self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost, features: features)
+        self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost,
+                             connectionCacheSize: CurlLoop.connectionCacheSize(forConcurrentRequests: maximumConcurrentRequests),
+                             features: features)
     }
 
     /// Sent as asked, as curl does.

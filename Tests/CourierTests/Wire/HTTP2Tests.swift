@@ -124,6 +124,45 @@ final class HTTP2Tests: XCTestCase {
         }
     }
 
+    /// Over HTTP/1.1 each request in flight needs a connection of its own, and the network keeps
+    /// them: libcurl's default connection cache shrinks to four times the transfers it holds at
+    /// the moment one ends, and closed idle connections between requests (measured: 8 requests in
+    /// flight over 34 connections in 3,000 requests) until the engine gave it a fixed size.
+    func testHTTP1_1RequestsInFlightKeepTheirConnections() throws {
+        let server = try nginx()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 8
+        let network = try wireNetwork(server, connection: ConnectionOptions(httpVersion: .http1_1), limit: 8,
+                                      configuration: configuration)
+        // Each completion schedules the next, as a client keeping 8 in flight does: between the
+        // end of one and the start of the next, the multi handle holds fewer transfers.
+        let done = expectation(description: "all")
+        let responses = Locked([Response<String>]())
+        let issued = Locked(0)
+        let total = 400
+        @Sendable func next() {
+            let index = issued.withLock { issued -> Int? in
+                guard issued < total else { return nil }
+                issued += 1
+                return issued
+            }
+            guard let index else { return }
+            network.schedule(Request<Data>.get(server.plainURL(NginxServer.helloPath + "?kept=\(index)")).string().withResponse()) { result in
+                if let page = try? result.get() { responses.withLock { $0.append(page) } }
+                if responses.withLock({ $0.count }) == total { done.fulfill() }
+                next()
+            }
+        }
+        for _ in 0..<8 { next() }
+        wait(for: [done], timeout: 60)
+        let pages = responses.withLock { $0 }
+        XCTAssertEqual(pages.count, total)
+        XCTAssertTrue(waitUntil { server.logEntries.filter { $0.uri.hasPrefix(NginxServer.helloPath + "?kept=") }.count == 400 })
+        let entries = server.logEntries.filter { $0.uri.hasPrefix(NginxServer.helloPath + "?kept=") }
+        XCTAssertLessThanOrEqual(Set(entries.map(\.connection)).count, 8, "connections closed and made again")
+        XCTAssertEqual(Set(pages.compactMap(\.response.metrics?.localPort)).count, Set(entries.map(\.connection)).count)
+    }
+
     // MARK: - Cancelling one stream of many
 
     func testCancellingOneHTTP2StreamStopsItAndNotItsSiblings() throws {
