@@ -93,9 +93,10 @@ struct VerboseLog: NetworkObserver {
     private func connection(of metrics: TransferMetrics, host: String?) -> [String] {
         guard let reused = metrics.reusedConnection, let address = metrics.remoteAddress else { return [] }
         let name = host ?? address
-        let number = metrics.connectionID.map { " (#\($0))" } ?? ""
-        var lines = [reused ? "* \(stamp) Re-using existing connection\(number) with host \(name)"
-                            : "* \(stamp) Connected to \(name) (\(address)) port \(metrics.remotePort.map(String.init) ?? "-")\(number)"]
+        // libcurl 8.2 and later number their connections; curl writes the number as below.
+        var lines = [reused ? "* \(stamp) Re-using existing connection\(metrics.connectionID.map { " #\($0)" } ?? "") with host \(name)"
+                            : "* \(stamp) Connected to \(name) (\(address)) port \(metrics.remotePort.map(String.init) ?? "-")"
+                                + (metrics.connectionID.map { " (#\($0))" } ?? "")]
         if let version = metrics.httpVersion { lines.append("* using \(version)") }
         return lines
     }

@@ -96,6 +96,13 @@ final class HTTP2Tests: XCTestCase {
         XCTAssertEqual(metrics.filter { $0.reusedConnection == true }.count, 19)
         XCTAssertEqual(Set(metrics.compactMap(\.localPort)), Set(entries.map(\.clientPort)))
         XCTAssertEqual(Set(metrics.compactMap(\.localPort)).count, 1)
+        // libcurl 8.2 and later number the connection: one number; before, none.
+        if Network.Engine.curlFeatures?.numbersConnections == true {
+            XCTAssertEqual(Set(metrics.map(\.connectionID)).count, 1)
+            XCTAssertNotNil(metrics.first?.connectionID)
+        } else {
+            XCTAssertTrue(metrics.allSatisfy { $0.connectionID == nil })
+        }
     }
 
     /// Three bodies in flight at once, each held back by its consumer until all three heads have
