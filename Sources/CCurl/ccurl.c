@@ -173,6 +173,9 @@ int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value) {
 int ccurl_easy_getinfo_pointer(ccurl_easy *easy, int info, void **value) {
     return curl.easy_getinfo(easy, info, value);
 }
+int ccurl_easy_getinfo_offset(ccurl_easy *easy, int info, ccurl_off_t *value) {
+    return curl.easy_getinfo(easy, info, value);
+}
 int ccurl_easy_pause(ccurl_easy *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
 
 // One call from Swift for everything a transfer's metrics need: each getinfo is a function-pointer

@@ -196,6 +196,7 @@ int ccurl_easy_setopt_data_callback(ccurl_easy *easy, int option, ccurl_data_cal
 int ccurl_easy_setopt_progress_callback(ccurl_easy *easy, int option, ccurl_progress_callback callback);
 int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value);
 int ccurl_easy_getinfo_pointer(ccurl_easy *easy, int info, void **value);
+int ccurl_easy_getinfo_offset(ccurl_easy *easy, int info, ccurl_off_t *value);
 int ccurl_easy_pause(ccurl_easy *easy, int bitmask);
 
 /// What libcurl knows about a finished (or failed) transfer, read in one call at its end

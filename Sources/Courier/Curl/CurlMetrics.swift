@@ -57,12 +57,24 @@ struct CurlMetrics {
         var tunnelRefused: Bool
     }
 
+    /// `CURLINFO_CONN_ID` now, while the transfer holds its connection (libcurl 8.2.0+): at its
+    /// end libcurl reports -1 for a transfer that shared its connection with others still
+    /// running (its `multi_done` leaves before recording the id; seen with 8.14.1 over HTTP/2).
+    static func connectionID(of easy: OpaquePointer) -> Int64? {
+        var id: ccurl_off_t = -1
+        guard ccurl_easy_getinfo_offset(easy, Int32(CCURLINFO_CONN_ID), &id) == 0, id >= 0 else { return nil }
+        return Int64(id)
+    }
+
     /// The metrics of the task's last transfer, on `easy`, added to the hops before it.
     /// - Parameters:
     ///   - unixSocketPath: The socket the network connects to, if any: it is the remote address
     ///     (libcurl gives the path cut to 45 bytes, and port 80).
     ///   - readsConnectionID: Whether this libcurl knows `CURLINFO_CONN_ID` (8.2.0+).
-    func metrics(of easy: OpaquePointer, ending: Ending, unixSocketPath: String?, readsConnectionID: Bool) -> TransferMetrics {
+    ///   - connectionID: The id read while the head arrived (``connectionID(of:)``), for when
+    ///     libcurl no longer knows it.
+    func metrics(of easy: OpaquePointer, ending: Ending, unixSocketPath: String?, readsConnectionID: Bool,
+                 connectionID: Int64? = nil) -> TransferMetrics {
         var raw = ccurl_metrics()
         _ = ccurl_easy_metrics(easy, readsConnectionID ? 1 : 0, &raw)
         let connectsMade = Int(raw.num_connects)
@@ -84,7 +96,7 @@ struct CurlMetrics {
             localAddress: overSocket ? nil : Self.text(raw.local_ip),
             localPort: !overSocket && raw.local_port > 0 ? Int(raw.local_port) : nil,
             reusedConnection: reused,
-            connectionID: raw.connection_id >= 0 ? Int64(raw.connection_id) : nil,
+            connectionID: raw.connection_id >= 0 ? Int64(raw.connection_id) : connectionID,
             httpVersion: HTTPVersion(curlVersion: raw.http_version),
             bytesSent: raw.size_upload >= 0 ? Int64(raw.size_upload) : nil,
             bytesReceived: raw.size_download >= 0 ? Int64(raw.size_download) : nil,

@@ -40,6 +40,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     private var metrics = CurlMetrics()
     /// Whether the current request is https (a TLS handshake is due), for the metrics' phase.
     private var usesTLS = false
+    /// libcurl's number for the connection, read when the head came (libcurl 8.2.0+).
+    private var connectionID: Int64?
 
     private let finished = Locked(false)
     /// libcurl's detailed message for a failure (CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes):
@@ -103,6 +105,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     func configure(_ easy: OpaquePointer, for next: URLRequest? = nil) -> ConfigurationFailure? {
         if let next { request = next } else { metrics.reset() }
         self.easy = easy
+        connectionID = nil
         parser = ResponseHeadParser()
         redirect = nil
         protocolFailure = nil
@@ -148,6 +151,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             protocolFailure = reason
             return false   // libcurl ends the transfer with a write error; transferDidEnd reports the reason
         case let .head(head):
+            if transport.readsConnectionID, let easy { connectionID = CurlMetrics.connectionID(of: easy) }
             didReceive(head)
             return true
         }
@@ -245,7 +249,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         guard let easy else { return nil }
         let ending = CurlMetrics.Ending(succeeded: succeeded, hadHead: parser.hasHead, usesTLS: usesTLS, tunnelRefused: tunnelRefused)
         return metrics.metrics(of: easy, ending: ending, unixSocketPath: transport.unixSocketPath,
-                               readsConnectionID: transport.readsConnectionID)
+                               readsConnectionID: transport.readsConnectionID, connectionID: connectionID)
     }
 
     /// Ends the task with `code` and reports it to its transfer (or, if the transfer has ended
