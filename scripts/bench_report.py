@@ -453,8 +453,66 @@ work tightened.
     return text + "\n".join(failure_notes(results, keys)), verdicts
 
 
+def multiplex_section(results):
+    """Section 6: 32 requests in flight over HTTP/2 (one connection) and over HTTP/1.1 (one
+    connection each), on nginx's TLS listener, Courier's curl engine beside `curl -Z`."""
+    keys = ["multiplex/courier-h2", "multiplex/courier-h1.1", "multiplex/curl-h2", "multiplex/curl-h1.1"]
+    if not any(results.cases.get(key) for key in keys):
+        return ""
+    rows = []
+    for key in keys:
+        rows.append([results.label(key), spread(results, key, "requests_per_second"),
+                     spread(results, key, "cpu_us_per_request"), spread(results, key, "connections")])
+    h2 = results.median("multiplex/courier-h2", "requests_per_second")
+    h1 = results.median("multiplex/courier-h1.1", "requests_per_second")
+    curl_h2 = results.median("multiplex/curl-h2", "requests_per_second")
+    text = f"""## 6. HTTP/2 and the cost of metrics
+
+<!-- multiplex:begin -->
+{results.data["settings"]["small_requests"]:,} GETs of the {results.data["settings"]["small_bytes"]:,}-byte file
+over https, 32 in flight, from nginx's TLS listener (`ssl http2`, a certificate made for the run):
+Courier's curl engine (callbacks) with `ConnectionOptions(httpVersion: .http2)` and with
+`.http1_1` (`httpMaximumConnectionsPerHost` 32), and `curl -Z --parallel-max 32` with `--http2`
+and `--http1.1` on the same URLs. Courier warms up first (64 requests), so its connections are
+open when the timing starts and its handshakes are not counted; curl, a new process, makes its
+own within its time. *Connections* is what the timed requests went over: distinct local ports
+in Courier's metrics; the sum of curl's `%{{num_connects}}`.
+
+{table(["client", "requests/s", "CPU µs/request", "connections"], rows)}
+
+HTTP/2 against HTTP/1.1 on the curl engine: {times(ratio(h2, h1))} the requests per second;
+against `curl -Z --http2`: {times(ratio(h2, curl_h2))}.
+<!-- multiplex:end -->
+"""
+    return text + "\n".join(failure_notes(results, keys))
+
+
+def splice(existing, data, groups):
+    """`existing` (the report) with the sections of `groups` replaced by those of `data`, a
+    partial run's results: today the multiplex section, which is appended where it is missing."""
+    results = Results(data)
+    if "multiplex" not in groups:
+        raise SystemExit("bench_report.splice: only the multiplex group can be measured alone")
+    import bench_notes
+    section = multiplex_section(results).rstrip() + "\n"
+    note = bench_notes.notes(results).get("multiplex")
+    if note:
+        section += "\n" + note.rstrip() + "\n"
+    section += (f"\n*Measured alone (`scripts/bench --only multiplex`) on {data.get('finished', 'n/a')}, "
+                f"load average {data['machine'].get('load_before', 'n/a')} before and "
+                f"{data['machine'].get('load_after', 'n/a')} after.*\n")
+    start = existing.find("## 6. HTTP/2 and the cost of metrics")
+    if start < 0:
+        # Before the closing summary if there is one, else at the end.
+        closing_at = existing.find("\n## ", existing.find("## 5. The curl engine") + 1)
+        insert_at = closing_at + 1 if closing_at >= 0 else len(existing)
+        return existing[:insert_at] + section + "\n" + existing[insert_at:]
+    end = existing.find("\n## ", start + 1)
+    return existing[:start] + section + ("\n" + existing[end + 1:] if end >= 0 else "")
+
+
 SECTIONS = {"1": "small requests", "2": "large download", "3": "cancel", "4": "library overhead",
-            "5": "curl engine"}
+            "5": "curl engine", "6": "HTTP/2"}
 
 
 def summary_rows(small, download, cancel, overhead, curl=()):
@@ -534,10 +592,13 @@ def render(data, notes=None):
     cancel_text, cancel = cancel_section(results)
     overhead_text, overhead = overhead_section(results)
     curl_text, curl = curl_section(results)
+    multiplex_text = multiplex_section(results)
     summary = summary_rows(small, download, cancel, overhead, curl)
     parts = [header(results, summary)]
     for name, text in (("small", small_text), ("download", download_text), ("cancel", cancel_text),
-                       ("overhead", overhead_text), ("curl", curl_text)):
+                       ("overhead", overhead_text), ("curl", curl_text), ("multiplex", multiplex_text)):
+        if not text:
+            continue
         parts.append(text.rstrip() + "\n")
         if notes.get(name):
             parts.append(notes[name].rstrip() + "\n")

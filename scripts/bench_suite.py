@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import subprocess
 import sys
@@ -37,18 +38,23 @@ def parse_arguments():
     parser.add_argument("--output", required=True, help="the Markdown report to write")
     parser.add_argument("--results", required=True, help="raw results as JSON, for reference")
     parser.add_argument("--profile", choices=["0", "1", "auto"], default="auto")
+    parser.add_argument("--tls-base-url", default="", help="nginx's TLS listener (HTTP/2 by ALPN), for the multiplex group")
+    parser.add_argument("--cacert", default="", help="the authority of nginx's TLS certificate")
+    parser.add_argument("--groups", default="", help="run only these groups (comma-separated: small, download, cancel, "
+                        "overhead, multiplex); the report is then the sections of those groups, spliced into --output")
     return parser.parse_args()
 
 
 class Case:
     """One client of one benchmark group, and every run of it."""
 
-    def __init__(self, group, client, label, command=None, curl=None, alloc_command=None):
+    def __init__(self, group, client, label, command=None, curl=None, alloc_command=None, curl_parallel=None):
         self.group = group
         self.client = client
         self.label = label
         self.command = command
         self.curl = curl  # (url, destination) when the client is curl itself
+        self.curl_parallel = curl_parallel  # (url, count, parallel, http flag) for `curl -Z`
         self.alloc_command = alloc_command  # overhead: the same case again under the malloc shim
         self.runs = []
         self.failures = []
@@ -131,6 +137,22 @@ def plan(args):
     overhead.append(Case("overhead", "round-trip", "reference: `DispatchQueue.async` + semaphore back, no Courier",
                          [bench, "overhead", "--client", "round-trip", "--count", str(overhead_count)]))
     groups.append(overhead)
+    if args.tls_base_url:
+        # HTTP/2 multiplexing: 32 in flight over one connection against HTTP/1.1 over 32, on the
+        # same TLS nginx, and `curl -Z` doing the same with the same URLs.
+        tls_url = f"{args.tls_base_url}/{args.small}"
+        multiplex = []
+        for http, flag in (("2", "--http2"), ("1.1", "--http1.1")):
+            multiplex.append(Case("multiplex", f"courier-h{http}", f"Courier callback, curl engine, HTTP/{http}",
+                                  [bench, "small", "--client", "callback", "--engine", "curl", "--url", tls_url,
+                                   "--count", str(count), "--concurrency", "32", "--expect-bytes", str(args.small_bytes),
+                                   "--http", http, "--cacert", args.cacert]))
+            multiplex.append(Case("multiplex", f"curl-h{http}", f"`curl -Z --parallel-max 32 {flag}`",
+                                  curl_parallel=(tls_url, count, 32, flag)))
+        groups.append(multiplex)
+    if args.groups:
+        wanted = set(args.groups.split(","))
+        groups = [group for group in groups if group[0].group.split("-")[0] in wanted]
     return groups
 
 
@@ -206,9 +228,43 @@ def run_curl(url, destination, expected_bytes, timeout):
     }
 
 
+def run_curl_parallel(url, count, parallel, http_flag, cacert, work, timeout):
+    """Times `curl -Z`: `count` GETs of `url` with `parallel` in flight, bodies discarded; its
+    own rusage from wait4, and the connections it opened (the sum of its `%{num_connects}`)."""
+    config = os.path.join(work, f"curl-parallel-{http_flag.strip('-')}.txt")
+    with open(config, "w") as file:
+        for _ in range(count):
+            file.write(f'url = "{url}"\noutput = "/dev/null"\n')
+    command = ["curl", "-sS", "-f", "-Z", "--parallel-max", str(parallel), http_flag, "--cacert", cacert,
+               "-w", "%{num_connects} %{http_version}\n", "-K", config]
+    start = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    output, error = process.communicate(timeout=timeout)
+    seconds = time.monotonic() - start
+    # communicate() reaped the child already: its rusage is in this process's children's total.
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    lines = output.decode().split("\n")
+    lines = [line.split() for line in lines if line.strip()]
+    if process.returncode != 0 or len(lines) != count:
+        raise RuntimeError(f"curl -Z exit {process.returncode}, {len(lines)} transfers: {error.decode().strip()[-200:]}")
+    return {
+        "case": "multiplex", "client": "curl", "requests": count, "seconds": seconds,
+        "requests_per_second": count / seconds, "connections": sum(int(fields[0]) for fields in lines),
+        "http": lines[-1][1], "cpu_seconds_total_children": usage.ru_utime + usage.ru_stime,
+    }
+
+
 def run_case(case, args, timeout):
     if case.curl:
         return run_curl(*case.curl, args.large_bytes, timeout)
+    if case.curl_parallel:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        result = run_curl_parallel(*case.curl_parallel, args.cacert, args.work, timeout)
+        after = result.pop("cpu_seconds_total_children")
+        cpu = after - (before.ru_utime + before.ru_stime)
+        result["cpu_seconds"] = cpu
+        result["cpu_us_per_request"] = cpu / result["requests"] * 1e6
+        return result
     result = run_benchmark(case.command, timeout)
     if case.alloc_command:
         counted = run_benchmark(case.alloc_command, timeout, env={**os.environ, "LD_PRELOAD": args.shim})
@@ -305,7 +361,8 @@ def main():
     cases = [case for group in groups for case in group]
 
     profile = None
-    want_profile = args.profile == "1" or (args.profile == "auto" and not smoke)
+    want_profile = (args.profile == "1" or (args.profile == "auto" and not smoke)) \
+        and (not args.groups or "overhead" in args.groups.split(","))
     if want_profile:
         if shutil.which("valgrind"):
             print("profiling the overhead case with callgrind", file=sys.stderr)
@@ -329,8 +386,15 @@ def main():
     os.makedirs(os.path.dirname(args.results), exist_ok=True)
     with open(args.results, "w") as file:
         json.dump(results, file, indent=1)
-    with open(args.output, "w") as file:
-        file.write(bench_report.render(results))
+    if args.groups:
+        # A partial run: only its sections, put in place of theirs in the existing report.
+        with open(args.output) as file:
+            existing = file.read()
+        with open(args.output, "w") as file:
+            file.write(bench_report.splice(existing, results, args.groups.split(",")))
+    else:
+        with open(args.output, "w") as file:
+            file.write(bench_report.render(results))
     failed = [case.key for case in cases if case.failures or not case.runs]
     print(f"wrote {args.output} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
     if failed:

@@ -90,7 +90,7 @@ struct Arguments {
     static let usage = """
         usage: Benchmarks <case> [options]; each run prints one JSON line.
           small    --client urlsession|urlsession-delegate|callback|blocking|async --url URL [--count 5000]
-                   [--concurrency 1] [--expect-bytes 1024] [--engine urlsession|curl]
+                   [--concurrency 1] [--expect-bytes 1024] [--engine urlsession|curl] [--http 1.1|2 [--cacert FILE]]
           download --client urlsession|urlsession-data|courier --url URL --to PATH [--warmup-url URL] [--expect-bytes N]
                    [--engine urlsession|curl]
           cancel   --client urlsession|courier|courier-download --url URL [--at-bytes 104857600]

@@ -8,6 +8,11 @@ import FoundationNetworking
 ///
 /// Every client uses the same `.ephemeral` session configuration (keep-alive on, no cache, no
 /// cookies) and is warmed up first, so the timed requests run on open connections.
+///
+/// With `--http 1.1|2` (and `--cacert` for an https URL) the Courier clients run on that HTTP
+/// version, up to `--concurrency` connections per host, and the report says how many connections
+/// the timed requests went over (distinct local ports in their metrics): the multiplexing case
+/// of scripts/bench, HTTP/2 over one connection against HTTP/1.1 over many.
 enum SmallRequestsCase {
     static func run(_ arguments: Arguments) {
         let client = arguments.choice("client", ["urlsession", "urlsession-delegate"] + CourierDriver.Style.allCases.map(\.rawValue))
@@ -18,10 +23,13 @@ enum SmallRequestsCase {
         let check = ResponseCheck(expectedBytes: arguments.int("expect-bytes", default: 1024))
         let engine = arguments.engine
 
+        let wire = WireOptions(arguments, concurrency: concurrency)
         let driver: any RequestDriver
         if let style = CourierDriver.Style(rawValue: client) {
-            let network = Network(configuration: .ephemeral, callbackQueue: DispatchQueue(label: "bench.callbacks"),
-                                  maximumConcurrentRequests: concurrency, engine: engine)
+            let network = Network(configuration: wire?.configuration ?? .ephemeral, callbackQueue: DispatchQueue(label: "bench.callbacks"),
+                                  maximumConcurrentRequests: concurrency, engine: engine, tls: wire?.tls ?? TLSOptions(),
+                                  connection: wire?.connection ?? ConnectionOptions())
+            if let wire { network.observers = [wire.connections] }
             driver = CourierDriver(style: style, network: network, request: .get(url), check: check)
         } else if client == "urlsession-delegate" {
             driver = URLSessionDelegateDriver(configuration: .ephemeral, url: url, check: check)
@@ -33,6 +41,7 @@ enum SmallRequestsCase {
         driver.run(count: warmup, concurrency: concurrency, failures: failures)
         failures.check("warm-up")
 
+        wire?.connections.reset()
         let stopwatch = Stopwatch()
         driver.run(count: count, concurrency: concurrency, failures: failures)
         let seconds = stopwatch.elapsedSeconds
@@ -49,6 +58,46 @@ enum SmallRequestsCase {
         report["cpu_us_per_request"] = .double(cpu / Double(count) * 1e6)
         report["context_switches_per_request"] = .double(Double(switches) / Double(count))
         report["maxrss_bytes"] = .int(Measurement.peakRSSBytes())
+        if let wire {
+            report["http"] = .string(wire.version)
+            report["connections"] = .int(wire.connections.count)
+        }
         report.emit()
+    }
+}
+
+/// `--http 1.1|2` and `--cacert FILE`: the HTTP version and trust of the multiplexing case.
+private struct WireOptions {
+    let version: String
+    let configuration: URLSessionConfiguration
+    let tls: TLSOptions
+    let connection: ConnectionOptions
+    let connections = ConnectionCounter()
+
+    init?(_ arguments: Arguments, concurrency: Int) {
+        guard arguments.string("http", default: "") != "" else { return nil }
+        version = arguments.choice("http", ["1.1", "2"])
+        configuration = .ephemeral
+        // As many connections as requests in flight: HTTP/1.1 needs one each.
+        configuration.httpMaximumConnectionsPerHost = concurrency
+        let authority = arguments.string("cacert", default: "")
+        tls = authority.isEmpty ? TLSOptions() : TLSOptions(certificateAuthorities: URL(fileURLWithPath: authority))
+        connection = ConnectionOptions(httpVersion: version == "2" ? .http2 : .http1_1)
+    }
+}
+
+/// The connections requests went over: the distinct local ports of their transfers.
+private final class ConnectionCounter: NetworkObserver {
+    private let ports = Locked(Set<Int>())
+
+    var count: Int { ports.withLock { $0.count } }
+
+    func reset() {
+        ports.withLock { $0.removeAll() }
+    }
+
+    func didFinishCollecting(_ metrics: TransferMetrics, context: RequestContext) {
+        guard let port = metrics.localPort else { return }
+        ports.withLock { _ = $0.insert(port) }
     }
 }

@@ -178,6 +178,43 @@ int ccurl_easy_getinfo_offset(ccurl_easy *easy, int info, ccurl_off_t *value) {
 }
 int ccurl_easy_pause(ccurl_easy *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
 
+// One call from Swift for everything a transfer's metrics need: each getinfo is a function-pointer
+// call into libcurl, and crossing into C once keeps the cost to those calls alone.
+int ccurl_easy_metrics(ccurl_easy *easy, int connection_id, ccurl_metrics *metrics) {
+    int first = 0;
+#define READ(info, field, missing)                                        \
+    do {                                                                  \
+        int code = curl.easy_getinfo(easy, info, &metrics->field);        \
+        if (code != 0) {                                                  \
+            metrics->field = missing;                                     \
+            if (first == 0) first = code;                                 \
+        }                                                                 \
+    } while (0)
+    READ(CCURLINFO_TOTAL_TIME_T, total_us, -1);
+    READ(CCURLINFO_NAMELOOKUP_TIME_T, namelookup_us, -1);
+    READ(CCURLINFO_CONNECT_TIME_T, connect_us, -1);
+    READ(CCURLINFO_APPCONNECT_TIME_T, appconnect_us, -1);
+    READ(CCURLINFO_PRETRANSFER_TIME_T, pretransfer_us, -1);
+    READ(CCURLINFO_STARTTRANSFER_TIME_T, starttransfer_us, -1);
+    READ(CCURLINFO_SIZE_UPLOAD_T, size_upload, -1);
+    READ(CCURLINFO_SIZE_DOWNLOAD_T, size_download, -1);
+    READ(CCURLINFO_HEADER_SIZE, header_size, -1);
+    READ(CCURLINFO_REQUEST_SIZE, request_size, -1);
+    READ(CCURLINFO_NUM_CONNECTS, num_connects, -1);
+    READ(CCURLINFO_HTTP_VERSION, http_version, 0);
+    READ(CCURLINFO_PRIMARY_PORT, primary_port, -1);
+    READ(CCURLINFO_LOCAL_PORT, local_port, -1);
+    READ(CCURLINFO_PRIMARY_IP, primary_ip, NULL);
+    READ(CCURLINFO_LOCAL_IP, local_ip, NULL);
+    if (connection_id) {
+        READ(CCURLINFO_CONN_ID, connection_id, -1);
+    } else {
+        metrics->connection_id = -1;
+    }
+#undef READ
+    return first;
+}
+
 ccurl_multi *ccurl_multi_init(void) { return curl.multi_init(); }
 int ccurl_multi_cleanup(ccurl_multi *multi) { return curl.multi_cleanup(multi); }
 int ccurl_multi_setopt_long(ccurl_multi *multi, int option, long value) {

@@ -140,6 +140,11 @@ enum Usage {
           -x, --proxy [SCHEME://]HOST[:PORT]
                                        send every request through this proxy (default: $http_proxy,
                                        $https_proxy, minus $no_proxy)
+              --http1.1                HTTP/1.1 only
+              --http2                  HTTP/2 where https negotiates it, else HTTP/1.1 (the default)
+              --http2-prior-knowledge  HTTP/2 from the first byte, over plain http too (h2c)
+              --unix-socket PATH       connect to this Unix domain socket instead of the URL's host
+              --limit-rate RATE        at most RATE bytes per second each way; k, M, G suffixes
 
         GENERAL
           -K, --config FILE            read options from FILE, curl's config syntax (- for stdin)

@@ -49,6 +49,7 @@ enum {
     CCURLOPT_SSL_VERIFYHOST = 81,
     CCURLOPT_HTTP_VERSION = 84,
     CCURLOPT_SSLKEY = 10087,
+    CCURLOPT_BUFFERSIZE = 98,              // 7.10
     CCURLOPT_NOSIGNAL = 99,
     CCURLOPT_ACCEPT_ENCODING = 10102,
     CCURLOPT_PRIVATE = 10103,
@@ -60,6 +61,10 @@ enum {
     CCURLOPT_XFERINFOFUNCTION = 20219,
     CCURLOPT_EXPECT_100_TIMEOUT_MS = 227,
     CCURLOPT_PINNEDPUBLICKEY = 10230,
+    CCURLOPT_UNIX_SOCKET_PATH = 10231,     // 7.40.0, where libcurl has CURL_VERSION_UNIX_SOCKETS
+    CCURLOPT_PIPEWAIT = 237,               // 7.43.0
+    CCURLOPT_MAX_SEND_SPEED_LARGE = 30145, // 7.15.5
+    CCURLOPT_MAX_RECV_SPEED_LARGE = 30146, // 7.15.5
     CCURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
     CCURLOPT_PROTOCOLS_STR = 10318,        // 7.85.0+: see ccurl_version_info and CurlFeatures
     CCURLOPT_REDIR_PROTOCOLS_STR = 10319,  // 7.85.0+
@@ -77,18 +82,41 @@ enum {
     CCURLINFO_RESPONSE_CODE = 0x200002,
     CCURLINFO_PRIVATE = 0x100015,
     CCURLINFO_HTTP_CONNECTCODE = 0x200016,
-    CCURLINFO_SIZE_DOWNLOAD_T = 0x600008,   // 7.55.0
+    // Read by ccurl_easy_metrics, each with the version that introduced it.
+    CCURLINFO_HEADER_SIZE = 0x20000B,           // 7.4.1
+    CCURLINFO_REQUEST_SIZE = 0x20000C,          // 7.4.1
+    CCURLINFO_NUM_CONNECTS = 0x20001A,          // 7.12.3
+    CCURLINFO_PRIMARY_IP = 0x100020,            // 7.19.0
+    CCURLINFO_PRIMARY_PORT = 0x200028,          // 7.21.0
+    CCURLINFO_LOCAL_IP = 0x100029,              // 7.21.0
+    CCURLINFO_LOCAL_PORT = 0x20002A,            // 7.21.0
+    CCURLINFO_HTTP_VERSION = 0x20002E,          // 7.50.0
+    CCURLINFO_SIZE_UPLOAD_T = 0x600007,         // 7.55.0
+    CCURLINFO_SIZE_DOWNLOAD_T = 0x600008,       // 7.55.0
+    CCURLINFO_TOTAL_TIME_T = 0x600032,          // 7.61.0
+    CCURLINFO_NAMELOOKUP_TIME_T = 0x600033,     // 7.61.0
+    CCURLINFO_CONNECT_TIME_T = 0x600034,        // 7.61.0
+    CCURLINFO_PRETRANSFER_TIME_T = 0x600035,    // 7.61.0
+    CCURLINFO_STARTTRANSFER_TIME_T = 0x600036,  // 7.61.0
+    CCURLINFO_APPCONNECT_TIME_T = 0x600038,     // 7.61.0
+    CCURLINFO_CONN_ID = 0x600040,               // 8.2.0: asked for only from there
 };
 
 // CURLMoption values used.
 enum {
+    CCURLMOPT_MAXCONNECTS = 6,             // 7.16.3
     CCURLMOPT_MAX_HOST_CONNECTIONS = 7,
 };
 
 // Other constants.
 enum {
     CCURL_GLOBAL_ALL = 3,
+    CCURL_HTTP_VERSION_1_0 = 1,
     CCURL_HTTP_VERSION_1_1 = 2,
+    CCURL_HTTP_VERSION_2_0 = 3,
+    CCURL_HTTP_VERSION_2TLS = 4,               // 7.47.0: HTTP/2 over TLS by ALPN, HTTP/1.1 otherwise
+    CCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE = 5,  // 7.49.0: HTTP/2 from the first byte, cleartext too
+    CCURL_HTTP_VERSION_3 = 30,
     CCURL_WRITEFUNC_PAUSE = 0x10000001,
     CCURL_READFUNC_ABORT = 0x10000000,
     CCURL_READFUNC_PAUSE = 0x10000001,
@@ -130,6 +158,7 @@ enum {
     CCURL_VERSION_SSL = 1 << 2,
     CCURL_VERSION_LIBZ = 1 << 3,      // gzip and deflate decoding
     CCURL_VERSION_HTTP2 = 1 << 16,
+    CCURL_VERSION_UNIX_SOCKETS = 1 << 19,  // 7.40.0
     CCURL_VERSION_BROTLI = 1 << 23,   // br decoding
     CCURL_VERSION_ZSTD = 1 << 26,     // zstd decoding
 };
@@ -170,6 +199,35 @@ int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value);
 int ccurl_easy_getinfo_pointer(ccurl_easy *easy, int info, void **value);
 int ccurl_easy_getinfo_offset(ccurl_easy *easy, int info, ccurl_off_t *value);
 int ccurl_easy_pause(ccurl_easy *easy, int bitmask);
+
+/// What libcurl knows about a finished (or failed) transfer, read in one call at its end
+/// (`ccurl_easy_metrics`). Times are microseconds from the transfer's start, 0 for a phase it did
+/// not reach (or skipped, on a reused connection); -1 marks a value this libcurl would not give.
+/// The two strings point into the easy handle and are valid until it is reset or cleaned up.
+typedef struct {
+    ccurl_off_t total_us;          // CURLINFO_TOTAL_TIME_T (7.61.0)
+    ccurl_off_t namelookup_us;     // CURLINFO_NAMELOOKUP_TIME_T
+    ccurl_off_t connect_us;        // CURLINFO_CONNECT_TIME_T
+    ccurl_off_t appconnect_us;     // CURLINFO_APPCONNECT_TIME_T (TLS handshake done)
+    ccurl_off_t pretransfer_us;    // CURLINFO_PRETRANSFER_TIME_T
+    ccurl_off_t starttransfer_us;  // CURLINFO_STARTTRANSFER_TIME_T (first byte)
+    ccurl_off_t size_upload;       // CURLINFO_SIZE_UPLOAD_T (7.55.0): request body bytes sent
+    ccurl_off_t size_download;     // CURLINFO_SIZE_DOWNLOAD_T: body bytes received, before decoding
+    ccurl_off_t connection_id;     // CURLINFO_CONN_ID (8.2.0), -1 unless asked for and known
+    long header_size;              // CURLINFO_HEADER_SIZE: response head bytes
+    long request_size;             // CURLINFO_REQUEST_SIZE: request bytes sent
+    long num_connects;             // CURLINFO_NUM_CONNECTS: new connections made (0: reused)
+    long http_version;             // CURLINFO_HTTP_VERSION (7.50.0): CURL_HTTP_VERSION_*, 0 if none
+    long primary_port;             // CURLINFO_PRIMARY_PORT
+    long local_port;               // CURLINFO_LOCAL_PORT
+    const char *primary_ip;        // CURLINFO_PRIMARY_IP, or NULL
+    const char *local_ip;          // CURLINFO_LOCAL_IP, or NULL
+} ccurl_metrics;
+
+/// Fills `metrics` for `easy`'s last transfer. `connection_id` asks for CURLINFO_CONN_ID, which
+/// only libcurl 8.2.0 and later know. Returns 0, or the first CURLcode a getinfo call gave
+/// (the fields it could not read are then -1 or NULL).
+int ccurl_easy_metrics(ccurl_easy *easy, int connection_id, ccurl_metrics *metrics);
 
 ccurl_multi *ccurl_multi_init(void);
 int ccurl_multi_cleanup(ccurl_multi *multi);

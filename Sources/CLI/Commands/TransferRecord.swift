@@ -6,7 +6,7 @@ import FoundationNetworking
 
 /// What one attempt of a transfer sent and received, gathered from the network's observer
 /// events: the URL and method last sent, the redirects followed (with their heads, for `-i` and
-/// `-D` with `-L`), the last response.
+/// `-D` with `-L`), the last response and the metrics of its transfer.
 ///
 /// One network runs one transfer at a time (see ``RequestCommand``), so the record is that
 /// transfer's; ``reset()`` clears it before each attempt.
@@ -22,6 +22,9 @@ final class TransferRecord: NetworkObserver, Sendable {
         var response: HTTPResponse?
         /// Whether a request went out.
         var sent = false
+        /// The attempt's metrics, once its transfer is over (the last transfer's, after redirects
+        /// Courier follows itself).
+        var metrics: TransferMetrics?
     }
 
     private let facts = Locked(Facts())
@@ -59,5 +62,9 @@ final class TransferRecord: NetworkObserver, Sendable {
 
     func didReceive(_ response: HTTPResponse, context: RequestContext) {
         facts.withLock { $0.response = response }
+    }
+
+    func didFinishCollecting(_ metrics: TransferMetrics, context: RequestContext) {
+        facts.withLock { $0.metrics = metrics }
     }
 }

@@ -114,7 +114,7 @@ struct TransferRun {
             console.message("unknown --write-out variable: '\(name)'")
         }
         let report = WriteOutReport(
-            response: outcome.response, redirectHeads: facts.redirectHeads, effectiveURL: facts.url ?? transfer.url,
+            response: outcome.response, redirectHeads: facts.redirectHeads, metrics: facts.metrics, effectiveURL: facts.url ?? transfer.url,
             urlText: transfer.urlText, urlIndex: transfer.index, method: facts.method ?? plan.method.rawValue,
             retryCount: outcome.retries, exitCode: outcome.exitCode, errorMessage: outcome.failure?.message,
             downloadSize: outcome.received, uploadSize: facts.sent ? plan.bodySize : 0, totalTime: outcome.seconds,

@@ -7,6 +7,9 @@ struct WriteOutReport: Sendable {
     var response: HTTPResponse?
     /// The heads of the redirects followed, in order (`%{size_header}` counts them too).
     var redirectHeads: [HTTPResponse] = []
+    /// The metrics of the last attempt's transfer, where the engine reported them: the wire
+    /// variables (times, addresses, connections, the protocol) are read from them.
+    var metrics: TransferMetrics?
     /// The URL of the last request sent, after redirects.
     var effectiveURL: URL
     /// The URL as typed (`%{url}`) and its position on the line (`%{urlnum}`).

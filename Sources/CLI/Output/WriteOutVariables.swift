@@ -5,9 +5,9 @@ import Foundation
 /// from a ``WriteOutReport``.
 ///
 /// The wire-level ones (times of the connection's phases, addresses and ports, the HTTP version,
-/// connections made, the request's size) need facts the library does not report yet; until it
-/// does, they are what curl prints when it does not know either (`0.000000`, `0`, empty) —
-/// never a made-up value.
+/// connections made, the request's size) are read from the transfer's ``TransferMetrics``. What
+/// the engine did not measure (URLSession on Linux reports only the first byte and the total) is
+/// what curl prints for a phase it did not reach (`0.000000`, `0`, empty): never a made-up value.
 enum WriteOutVariables {
     /// A variable's value, printed plainly (`-w '%{x}'`) or as a member of `%{json}`.
     enum Value {
@@ -47,7 +47,10 @@ enum WriteOutVariables {
         let value: @Sendable (WriteOutReport) -> Value
     }
 
-    private static func unknownSeconds(_: WriteOutReport) -> Value { .seconds(0) }
+    /// A phase's time from the metrics, `0.000000` where it was not measured, as curl.
+    private static func seconds(_ phase: @escaping @Sendable (TransferMetrics) -> TimeInterval?) -> @Sendable (WriteOutReport) -> Value {
+        { report in .seconds(report.metrics.flatMap(phase) ?? 0) }
+    }
 
     static let all: [Variable] = [
         Variable(name: "certs", inJSON: true) { _ in .string("") },
@@ -58,37 +61,37 @@ enum WriteOutVariables {
         Variable(name: "ftp_entry_path", inJSON: true) { _ in .none },
         Variable(name: "http_code", inJSON: true) { .status($0.response?.statusCode ?? 0) },
         Variable(name: "http_connect", inJSON: true) { _ in .status(0) },
-        Variable(name: "http_version", inJSON: true) { _ in .string("0") },            // metrics
-        Variable(name: "local_ip", inJSON: true) { _ in .string("") },                 // metrics
-        Variable(name: "local_port", inJSON: true) { _ in .integer(0) },               // metrics
+        Variable(name: "http_version", inJSON: true) { .string(curlVersion($0.metrics?.httpVersion ?? $0.response?.httpVersion)) },
+        Variable(name: "local_ip", inJSON: true) { .string($0.metrics?.localAddress ?? "") },
+        Variable(name: "local_port", inJSON: true) { .integer(Int64($0.metrics?.localPort ?? 0)) },
         Variable(name: "method", inJSON: true) { .string($0.method) },
         Variable(name: "num_certs", inJSON: true) { _ in .integer(0) },
-        Variable(name: "num_connects", inJSON: true) { _ in .integer(0) },             // metrics
+        Variable(name: "num_connects", inJSON: true) { .integer($0.metrics?.reusedConnection == false ? 1 : 0) },
         Variable(name: "num_headers", inJSON: true) { .integer(Int64($0.response?.headers.fields.count ?? 0)) },
         Variable(name: "num_redirects", inJSON: true) { .integer(Int64($0.redirectHeads.count)) },
         Variable(name: "proxy_ssl_verify_result", inJSON: true) { _ in .integer(0) },
         Variable(name: "redirect_url", inJSON: true) { $0.redirectURL.map(Value.string) ?? .none },
         Variable(name: "referer", inJSON: true) { $0.referer.map(Value.string) ?? .none },
-        Variable(name: "remote_ip", inJSON: true) { _ in .string("") },                // metrics
-        Variable(name: "remote_port", inJSON: true) { _ in .integer(0) },              // metrics
+        Variable(name: "remote_ip", inJSON: true) { .string($0.metrics?.remoteAddress ?? "") },
+        Variable(name: "remote_port", inJSON: true) { .integer(Int64($0.metrics?.remotePort ?? 0)) },
         Variable(name: "response_code", inJSON: true) { .status($0.response?.statusCode ?? 0) },
         Variable(name: "scheme", inJSON: true) { report in
             report.response == nil ? .none : .string(report.effectiveURL.scheme?.uppercased() ?? "")
         },
         Variable(name: "size_download", inJSON: true) { .integer($0.downloadSize) },
         Variable(name: "size_header", inJSON: true) { .integer($0.headerSize) },
-        Variable(name: "size_request", inJSON: true) { _ in .integer(0) },             // metrics
+        Variable(name: "size_request", inJSON: true) { .integer($0.metrics?.requestBytes ?? 0) },
         Variable(name: "size_upload", inJSON: true) { .integer($0.uploadSize) },
         Variable(name: "speed_download", inJSON: true) { .integer(speed($0.downloadSize, $0.totalTime)) },
         Variable(name: "speed_upload", inJSON: true) { .integer(speed($0.uploadSize, $0.totalTime)) },
         Variable(name: "ssl_verify_result", inJSON: true) { _ in .integer(0) },
-        Variable(name: "time_appconnect", inJSON: true, value: unknownSeconds),        // metrics
-        Variable(name: "time_connect", inJSON: true, value: unknownSeconds),           // metrics
-        Variable(name: "time_namelookup", inJSON: true, value: unknownSeconds),        // metrics
-        Variable(name: "time_pretransfer", inJSON: true, value: unknownSeconds),       // metrics
-        Variable(name: "time_redirect", inJSON: true, value: unknownSeconds),          // metrics
-        Variable(name: "time_starttransfer", inJSON: true, value: unknownSeconds),     // metrics
-        Variable(name: "time_total", inJSON: true) { .seconds($0.totalTime) },
+        Variable(name: "time_appconnect", inJSON: true, value: seconds(\.tlsHandshake)),
+        Variable(name: "time_connect", inJSON: true, value: seconds(\.connect)),
+        Variable(name: "time_namelookup", inJSON: true, value: seconds(\.nameLookup)),
+        Variable(name: "time_pretransfer", inJSON: true, value: seconds(\.requestSent)),
+        Variable(name: "time_redirect", inJSON: true, value: seconds(\.redirectTime)),
+        Variable(name: "time_starttransfer", inJSON: true, value: seconds(\.firstByte)),
+        Variable(name: "time_total", inJSON: true) { .seconds($0.metrics?.total ?? $0.totalTime) },
         Variable(name: "url", inJSON: true) { .string(Redaction.standard.redact(urlString: $0.urlText)) },
         Variable(name: "url_effective", inJSON: true) { .string(Redaction.standard.redact($0.effectiveURL)) },
         Variable(name: "urlnum", inJSON: true) { .integer(Int64($0.urlIndex)) },
@@ -104,6 +107,12 @@ enum WriteOutVariables {
     /// `%{curl_version}`: courier's version and the libcurl it runs on.
     static var versionText: String {
         "courier/\(CourierVersion.current)" + (Network.Engine.curlVersion.map { " " + $0 } ?? "")
+    }
+
+    /// `%{http_version}`: `1.0`, `1.1`, `2`, `3`, or `0` when unknown, as curl prints it.
+    static func curlVersion(_ version: HTTPVersion?) -> String {
+        guard let version, version != .unknown else { return "0" }
+        return version.major >= 2 ? String(version.major) : "\(version.major).\(version.minor)"
     }
 
     /// Bytes per second, whole, as curl reports its speeds.

@@ -48,5 +48,17 @@ extension OptionTable {
         .value("key") { options, value, spelling in try setOnce(&options.clientKey, value, spelling) },
         .flag("insecure", "k") { $0.insecure = true },
         .value("proxy", "x") { options, value, spelling in try setOnce(&options.proxy, value, spelling) },
+        // The last of the three wins, as in curl.
+        .flag("http1.1") { $0.httpVersion = .http1_1 },
+        .flag("http2") { $0.httpVersion = .http2 },
+        .flag("http2-prior-knowledge") { $0.httpVersion = .http2PriorKnowledge },
+        .value("unix-socket") { options, value, spelling in try setOnce(&options.unixSocket, value, spelling) },
+        .value("limit-rate") { options, value, spelling in
+            // curl's suffixes (k, M, G); 0 is curl's "no limit".
+            guard let rate = OptionTable.byteCount(value) else {
+                throw Failure.usage("\(spelling) needs a rate in bytes per second, optionally with k, M or G, not '\(value)'")
+            }
+            options.limitRate = rate > 0 ? rate : nil
+        },
     ]
 }

@@ -110,6 +110,14 @@ struct Options: Sendable {
     var insecure = false
     var proxy: String?
 
+    // The wire, as curl spells it (issue 21).
+    /// `--http1.1`, `--http2`, `--http2-prior-knowledge`; `nil` for the library's default (HTTP/2 where negotiated).
+    var httpVersion: HTTPVersionPreference?
+    /// `--unix-socket PATH`.
+    var unixSocket: String?
+    /// `--limit-rate RATE`, in bytes per second.
+    var limitRate: Int64?
+
     var help = false
     var version = false
 }

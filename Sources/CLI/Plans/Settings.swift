@@ -38,6 +38,8 @@ struct Settings: Sendable {
     /// `-x`: every request goes through this proxy instead of the environment's `http_proxy`
     /// and `https_proxy`.
     var proxy: String?
+    /// `--http1.1`/`--http2`/`--http2-prior-knowledge`, `--unix-socket`, `--limit-rate`.
+    var connection: ConnectionOptions
 
     /// - Throws: A usage error for a TLS or proxy option when the engine in use is not libcurl.
     init(_ options: Options, followsRedirects: Bool = true, decompresses: Bool = true, retriesInLibrary: Bool = true,
@@ -65,11 +67,15 @@ struct Settings: Sendable {
             clientKey: options.clientKey.map { URL(fileURLWithPath: $0) },
             allowsInsecureConnections: options.insecure)
         proxy = options.proxy
+        connection = ConnectionOptions(unixSocketPath: options.unixSocket, httpVersion: options.httpVersion ?? .http2,
+                                       rateLimit: options.limitRate.map { RateLimit(bytesPerSecond: $0) } ?? RateLimit())
 
         if options.clientKey != nil, options.clientCertificate == nil { throw .usage("--key needs --cert") }
         let curlOnly = [(options.caCertificates != nil, "--cacert"), (options.pinnedPublicKeys != nil, "--pinnedpubkey"),
                         (options.clientCertificate != nil, "--cert"), (options.clientKey != nil, "--key"),
-                        (options.insecure, "--insecure"), (options.proxy != nil, "--proxy")]
+                        (options.insecure, "--insecure"), (options.proxy != nil, "--proxy"),
+                        (options.httpVersion == .http1_1, "--http1.1"), (options.httpVersion == .http2PriorKnowledge, "--http2-prior-knowledge"),
+                        (options.unixSocket != nil, "--unix-socket"), (options.limitRate != nil, "--limit-rate")]
         if let option = curlOnly.first(where: \.0)?.1, engine.resolved != .curl {
             // URLSession would ignore these on Linux: refused rather than silently dropped.
             if engine != .urlSession, let reason = Network.Engine.curlUnavailableReason {

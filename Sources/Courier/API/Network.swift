@@ -48,35 +48,44 @@ public final class Network: Sendable {
     ///     insecure mode). The curl engine only: on URLSession, customised options make every
     ///     request fail with `NetworkError.tls(.unsupportedByEngine, _)` rather than be silently
     ///     ignored.
+    ///   - connection: The HTTP version, a Unix domain socket to connect to, rate limits (see
+    ///     ``ConnectionOptions``). The curl engine only, but for the default: on URLSession, other
+    ///     options make every request fail with ``NetworkError/invalidRequest(_:)``; so do options
+    ///     that cannot work on either (an empty or too long socket path, a rate of 0).
     public convenience init(
         configuration: URLSessionConfiguration = .default,
         callbackQueue: DispatchQueue = .main,
         maximumConcurrentRequests: Int = 6,
         engine: Engine = .automatic,
-        tls: TLSOptions = TLSOptions()
+        tls: TLSOptions = TLSOptions(),
+        connection: ConnectionOptions = ConnectionOptions()
     ) {
         self.init(configuration: configuration, callbackQueue: callbackQueue, maximumConcurrentRequests: maximumConcurrentRequests,
-                  engine: engine, tls: tls, workQueue: nil)
+                  engine: engine, tls: tls, connection: connection, workQueue: nil)
     }
 
     /// The designated path of every public initializer. `workQueue`, when given, is where the
     /// requests' own code runs (see ``init(queue:)``).
     convenience init(configuration: URLSessionConfiguration, callbackQueue: DispatchQueue, maximumConcurrentRequests: Int,
-                     engine: Engine, tls: TLSOptions, workQueue: DispatchQueue?) {
+                     engine: Engine, tls: TLSOptions, connection: ConnectionOptions = ConnectionOptions(),
+                     workQueue: DispatchQueue?) {
         let resolved = Engine.resolve(engine)
         Engine.warnOnceIfFallingBack(requested: engine, resolved: resolved)
         let core: NetworkCore
+        let unusable = connection.problem.map(NetworkError.invalidRequest)
         switch resolved {
         case .curl:
             let cookies = SessionCookies.forEngineOwnedCookies(configuration)
             core = NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
-                               workQueue: workQueue) { registry, _ in
-                CurlTransport(configuration: configuration, tls: tls, registry: registry)
+                               unsupportedSetting: unusable, workQueue: workQueue) { registry, _ in
+                CurlTransport(configuration: configuration, tls: tls, connection: connection,
+                              maximumConcurrentRequests: maximumConcurrentRequests, registry: registry)
             }
         case .urlSession, .automatic:
+            let unsupported = tls.isCustomized ? TLSOptions.unsupportedByURLSession
+                : unusable ?? (connection.isCustomized ? ConnectionOptions.unsupportedByURLSession : nil)
             core = NetworkCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests,
-                               unsupportedSetting: tls.isCustomized ? TLSOptions.unsupportedByURLSession : nil,
-                               workQueue: workQueue)
+                               unsupportedSetting: unsupported, workQueue: workQueue)
         }
         self.init(core: core, engine: resolved, callbackQueue: callbackQueue)
     }

@@ -14,6 +14,12 @@ protocol Transport: Sendable {
     func makeUploadTask(with request: URLRequest, fromFile file: URL) -> any TransportTask
     /// Whether a `GET` with a body goes out as it is (see ``MethodBodyCheck``).
     var sendsGETBodies: Bool { get }
+    /// Whether a request's ``RateLimit`` is honoured; where not, a request with one fails
+    /// before anything is sent. Default: `false`.
+    var honoursRateLimits: Bool { get }
+    /// Whether every task reports its ``TransferMetrics`` when it completes (curl), so that the
+    /// transfer need not time it itself. Default: `false`.
+    var measuresTransfers: Bool { get }
     /// Cancels a task whose transfer has ended (or that was never wanted): never blocks the
     /// caller, never under a lock.
     func cancel(_ task: any TransportTask)
@@ -40,11 +46,20 @@ protocol TransportTask: AnyObject {
     /// Offers the refused chunk again and goes on reading. Called from any thread, at most once
     /// per refusal; does nothing once the task has ended.
     func resumeReceiving()
+    /// The request's own rate limit, set before ``resume()`` (only on a transport that
+    /// ``Transport/honoursRateLimits``). Default: ignored.
+    func limitRate(to limit: RateLimit)
 }
 
 extension TransportTask {
     var canPauseReceiving: Bool { false }
     func resumeReceiving() {}
+    func limitRate(to limit: RateLimit) {}
+}
+
+extension Transport {
+    var honoursRateLimits: Bool { false }
+    var measuresTransfers: Bool { false }
 }
 
 /// What a transfer makes of a chunk of response body its transport task offers it.

@@ -24,6 +24,21 @@ public protocol NetworkObserver: Sendable {
     func didFail(_ error: NetworkError, context: RequestContext)
     /// An attempt failed with `error` and another follows after `delay` seconds.
     func didRetry(after error: NetworkError, delay: TimeInterval, context: RequestContext)
+    /// An attempt's transfer is over, and this is where its time went, over which connection
+    /// and protocol (see ``TransferMetrics``): every attempt that reached the network, failed
+    /// or not, streams and downloads included, before ``didReceive(_:context:)`` reports an
+    /// in-memory response (which carries the same metrics) and before ``didFail(_:context:)``
+    /// or ``didRetry(after:delay:context:)``. Not called for an attempt Courier ended itself
+    /// (cancelled, timed out), whose transfer is dropped unread.
+    ///
+    /// ```swift
+    /// struct SlowRequestLog: NetworkObserver {
+    ///     func didFinishCollecting(_ metrics: TransferMetrics, context: RequestContext) {
+    ///         if metrics.total > 1 { print(context.url?.host ?? "?", metrics.timeline) }
+    ///     }
+    /// }
+    /// ```
+    func didFinishCollecting(_ metrics: TransferMetrics, context: RequestContext)
 }
 
 extension NetworkObserver {
@@ -37,4 +52,6 @@ extension NetworkObserver {
     public func didFail(_ error: NetworkError, context: RequestContext) {}
     /// Default: nothing.
     public func didRetry(after error: NetworkError, delay: TimeInterval, context: RequestContext) {}
+    /// Default: nothing.
+    public func didFinishCollecting(_ metrics: TransferMetrics, context: RequestContext) {}
 }

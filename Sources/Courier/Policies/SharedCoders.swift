@@ -42,6 +42,7 @@ struct CodingScopedRequest<Base: NetworkRequest>: NetworkRequest {
     var authentication: Authentication? { base.authentication }
     var timeout: TimeInterval { base.timeout }
     var retryPolicy: RetryPolicy? { base.retryPolicy }
+    var rateLimit: RateLimit? { base.rateLimit }
     var acceptedStatusCodes: Set<Int> { base.acceptedStatusCodes }
     var acceptedContentTypes: [String]? { base.acceptedContentTypes }
 

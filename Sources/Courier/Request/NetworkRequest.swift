@@ -60,6 +60,15 @@ public protocol NetworkRequest: HPNetworkRequestMembers, Sendable {
     /// How failed attempts of this request are retried; `nil` (the default) uses the Network's
     /// ``Network/retryPolicy``.
     var retryPolicy: RetryPolicy? { get }
+    /// The most bytes per second this request receives and sends, each direction that is set
+    /// overriding the network's (``ConnectionOptions/rateLimit``); `nil` (the default) for the
+    /// network's. The curl engine only: on URLSession a limit fails the request with
+    /// ``NetworkError/invalidRequest(_:)`` before anything is sent, as does a rate of 0 or less.
+    ///
+    /// ```swift
+    /// var rateLimit: RateLimit? { RateLimit(receiveBytesPerSecond: 256 << 10) }   // at most 256 KiB/s
+    /// ```
+    var rateLimit: RateLimit? { get }
     /// The statuses the default ``validate(_:)`` accepts. Default: `200..<300`.
     ///
     /// ```swift
@@ -107,6 +116,12 @@ extension NetworkRequest {
     public var timeout: TimeInterval { 60 }
     /// Default: the Network's policy.
     public var retryPolicy: RetryPolicy? { nil }
+    /// Default: the network's limit, if any.
+    ///
+    /// ```swift
+    /// GetUser(id: 1).rateLimit   // nil, unless GetUser sets one
+    /// ```
+    public var rateLimit: RateLimit? { nil }
     /// Default: `200..<300`.
     ///
     /// ```swift

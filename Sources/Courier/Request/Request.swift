@@ -62,6 +62,14 @@ public struct Request<Output: Sendable>: NetworkRequest {
     /// request.acceptedContentTypes = ["application/json"]
     /// ```
     public var acceptedContentTypes: [String]?
+    /// The most bytes per second this request receives and sends (see
+    /// ``NetworkRequest/rateLimit``); `nil` for the network's. Default: `nil`.
+    ///
+    /// ```swift
+    /// var request = Request<Data>.get(isoURL)
+    /// request.rateLimit = RateLimit(receiveBytesPerSecond: 1 << 20)   // 1 MiB/s
+    /// ```
+    public var rateLimit: RateLimit?
 
     private let transform: @Sendable (Data, HTTPResponse) throws -> Output
     private var errorConversion: (@Sendable (NetworkError, HTTPResponse?) -> any Error)?
@@ -186,6 +194,7 @@ public struct Request<Output: Sendable>: NetworkRequest {
         request.queryItems = queryItems
         request.acceptedStatusCodes = acceptedStatusCodes
         request.acceptedContentTypes = acceptedContentTypes
+        request.rateLimit = rateLimit
         request.errorConversion = errorConversion
         return request
     }

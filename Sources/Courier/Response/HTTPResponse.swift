@@ -7,6 +7,9 @@ import FoundationNetworking
 ///
 /// Every error that comes from a response (``NetworkError/httpStatus(_:)``,
 /// ``NetworkError/decodingFailed(_:_:)``) carries one of these, so nothing the server said is lost.
+///
+/// Two responses are equal when their status, headers, URL, body and HTTP version are: their
+/// ``metrics`` (when and how the bytes came) take no part in equality or hashing.
 public struct HTTPResponse: Sendable, Hashable {
     /// The HTTP status code, e.g. `200`.
     public var statusCode: Int
@@ -21,13 +24,65 @@ public struct HTTPResponse: Sendable, Hashable {
     /// Whether a content-coded body reaches Courier decoded: URLSession always decodes; the curl
     /// engine only when the request asked for a coding. Set by the engine that made the value.
     var decodesContent = true
+    /// The version of HTTP the response came over: `HTTP/2`, `HTTP/1.1`, ... (see
+    /// ``HTTPVersion``; ``HTTPVersion/unknown`` on URLSession on Linux, which does not say).
+    ///
+    /// ```swift
+    /// let page = try network.scheduleSynchronously(Request<Data>.get(url).withResponse()).get()
+    /// print(page.response.httpVersion)   // HTTP/2
+    /// ```
+    public var httpVersion: HTTPVersion
+    /// Where the time of the attempt that produced this response went, its connection and its
+    /// bytes (see ``TransferMetrics``): set on a complete response (an in-memory output, a
+    /// stream's completion, a response an error carries); `nil` on a head handed over before
+    /// its body (a stream's `onResponse`, an observer's view of a download) and on values made
+    /// by hand. Not part of equality.
+    ///
+    /// ```swift
+    /// let page = try await network.response(for: Request<Data>.get(url).withResponse())
+    /// print(page.response.metrics?.firstByte ?? .nan, page.response.metrics?.total ?? .nan)
+    /// ```
+    public var metrics: TransferMetrics?
 
     /// Creates a response value, e.g. for tests or a stub transport.
-    public init(statusCode: Int, headers: HTTPHeaders = [:], url: URL? = nil, body: Data = Data()) {
+    public init(statusCode: Int, headers: HTTPHeaders = [:], url: URL? = nil, body: Data = Data(),
+                httpVersion: HTTPVersion = .http1_1, metrics: TransferMetrics? = nil) {
         self.statusCode = statusCode
         self.headers = headers
         self.url = url
         self.body = body
+        self.httpVersion = httpVersion
+        self.metrics = metrics
+    }
+
+    /// Status, headers, URL, body and HTTP version; not ``metrics``.
+    public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
+        lhs.statusCode == rhs.statusCode && lhs.httpVersion == rhs.httpVersion && lhs.url == rhs.url
+            && lhs.headers == rhs.headers && lhs.body == rhs.body
+    }
+
+    /// Hashes what ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(statusCode)
+        hasher.combine(httpVersion)
+        hasher.combine(url)
+        hasher.combine(headers)
+        hasher.combine(body)
+    }
+
+    /// The same response with the metrics of the transfer that brought it; the HTTP version they
+    /// name fills in one the head did not know (Apple's URLSession reports it only there).
+    func completed(with metrics: TransferMetrics?) -> HTTPResponse {
+        var copy = self
+        copy.complete(with: metrics)
+        return copy
+    }
+
+    /// Adds the metrics in place (see ``completed(with:)``): no copy of the response.
+    mutating func complete(with metrics: TransferMetrics?) {
+        guard let metrics else { return }
+        self.metrics = metrics
+        if httpVersion == .unknown, let version = metrics.httpVersion { httpVersion = version }
     }
 
     /// Whether the status is in `200..<300`.
@@ -75,6 +130,9 @@ extension HTTPResponse {
         let fields = response.allHeaderFields.map { key, value in
             (name: key.base as? String ?? String(describing: key), value: value as? String ?? String(describing: value))
         }.sorted { Self.precedesIgnoringASCIICase($0.name, $1.name) }
-        self.init(statusCode: response.statusCode, headers: HTTPHeaders(fields), url: response.url, body: body)
+        // FoundationNetworking drops the status line's version (Apple's URLSession reports it in
+        // its task metrics, at the end): not known here.
+        self.init(statusCode: response.statusCode, headers: HTTPHeaders(fields), url: response.url, body: body,
+                  httpVersion: .unknown)
     }
 }

@@ -157,6 +157,12 @@ public struct RequestWithResponse<Base: NetworkRequest>: NetworkRequest {
     /// let policy = GetUser(id: 1).withResponse().retryPolicy   // GetUser's, or nil for the network's
     /// ```
     public var retryPolicy: RetryPolicy? { base.retryPolicy }
+    /// The base request's rate limit.
+    ///
+    /// ```swift
+    /// let limit = GetUser(id: 1).withResponse().rateLimit   // GetUser(id: 1).rateLimit
+    /// ```
+    public var rateLimit: RateLimit? { base.rateLimit }
     /// The base request's accepted statuses.
     ///
     /// ```swift

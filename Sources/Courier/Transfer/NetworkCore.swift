@@ -82,6 +82,7 @@ final class NetworkCore: Sendable {
                 urlRequest.setValue(agent, forHTTPHeaderField: "User-Agent")
             }
             if let unsupportedSetting { throw unsupportedSetting }
+            if let rateLimit = request.rateLimit { try check(rateLimit) }
             guard let url = urlRequest.url else { throw NetworkError.invalidURL("the request has no URL") }
             try URLValidation.check(url)
             return .success(urlRequest)
@@ -89,6 +90,14 @@ final class NetworkCore: Sendable {
             // `makeURLRequest` reports its own problems as NetworkErrors; anything else thrown
             // while building the request means it has no usable URL.
             return .failure(error as? NetworkError ?? .invalidURL(String(describing: error)))
+        }
+    }
+
+    /// A request's own rate limit must be one the engine can honour.
+    private func check(_ rateLimit: RateLimit) throws(NetworkError) {
+        if let problem = rateLimit.problem { throw .invalidRequest(problem) }
+        if rateLimit.isLimited, !transport.honoursRateLimits {
+            throw .invalidRequest("a rate limit needs the curl engine: the URLSession engine cannot apply it")
         }
     }
 

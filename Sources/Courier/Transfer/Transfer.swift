@@ -31,6 +31,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     private let timeout: TimeInterval
     private let retryPolicy: RetryPolicy
     let decompressesResponses: Bool
+    /// The request's own rate limit, handed to each task (see ``NetworkRequest/rateLimit``).
+    private let rateLimit: RateLimit?
     /// The request as built and completed with the Network's defaults, before interceptors.
     private let baseRequest: Result<URLRequest, NetworkError>
     private let body: Body
@@ -55,6 +57,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         self.timeout = request.timeout
         self.retryPolicy = request.retryPolicy ?? core.retryPolicy.withLock { $0 }
         self.decompressesResponses = core.decompressesResponses.withLock { $0 }
+        self.rateLimit = request.rateLimit
         self.baseRequest = baseRequest
         self.body = body
         self.delivery = delivery
@@ -96,6 +99,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
                 state.pendingRedirect = nil
                 state.refusedRedirect = nil
                 state.redirectLimitHit = nil
+                state.clock = AttemptClock()
             }
             return action
         }
@@ -117,12 +121,17 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             end(with: .invalidResponse(problem))
             return
         }
-        if state.withLock({ $0.pendingRedirect != nil }) {
+        let measures = !core.transport.measuresTransfers
+        let (pendingRedirect, limitHit) = state.withLock { state in
+            if measures { state.clock.headArrived = .now() }
+            return (state.pendingRedirect != nil, state.redirectLimitHit != nil)
+        }
+        if pendingRedirect {
             // The 307 or 308 Courier follows itself once this task is over (see redirect): its
             // head and body are nobody's answer, and a stream or a download must not see them.
             return
         }
-        if state.withLock({ $0.redirectLimitHit != nil }) {
+        if limitHit {
             // The redirect left unfollowed at the limit (both engines ask `redirect` before
             // handing its head on). It is no answer: its body is nobody's output (a stream's
             // consumer, a download's file), as curl -L --max-redirs writes none of it. The
@@ -182,11 +191,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         body.didRejectAuthenticationChallenge()
     }
 
-    func didComplete(error: (any Error)?) {
-        let (pendingRedirect, redirectLimitHit, refusedRedirect, headReceived) = state.withLock { state in
+    func didComplete(error: (any Error)?, metrics reported: TransferMetrics?) {
+        let (pendingRedirect, redirectLimitHit, refusedRedirect, headReceived, clock) = state.withLock { state in
             _ = state.lifecycle.taskCompleted()
             defer { state.pendingRedirect = nil; state.refusedRedirect = nil }
-            return (state.pendingRedirect, state.redirectLimitHit, state.refusedRedirect, state.headReceived)
+            return (state.pendingRedirect, state.redirectLimitHit, state.refusedRedirect, state.headReceived, state.clock)
         }
         var error = error
         // libcurl's "out of memory" before any head is a head line too long (see OversizedHead).
@@ -203,7 +212,19 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             restart(with: next)
             return
         }
-        let completion = body.didComplete(error: error, redirectLimitHit: redirectLimitHit)
+        // The transport's metrics, or what the transfer timed itself where it has none.
+        let metrics = reported ?? clock.started.map {
+            SessionMetrics.measured(from: $0, headArrived: clock.headArrived, end: .now(), failed: error != nil)
+        }
+        if let metrics {
+            let observers = core.observers
+            if !observers.isEmpty {
+                let context = self.context
+                observers.forEach { $0.didFinishCollecting(metrics, context: context) }
+            }
+            if let urlError = error as? URLError, urlError.transferMetrics == nil { error = urlError.carrying(metrics) }
+        }
+        let completion = body.didComplete(error: error, metrics: metrics, redirectLimitHit: redirectLimitHit)
         if let progress = completion.progress { delivery.report(progress, force: true) }
         if let observed = completion.observed {
             let context = self.context
@@ -374,9 +395,12 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             handle { $0.taskCreationFailed(error as? NetworkError ?? NetworkError.from(error)) }
             return
         }
+        if let rateLimit { task.limitRate(to: rateLimit) }
         // Registered first, so that its first callback finds the transfer.
         core.registry.attach(task, to: self)
+        let measures = !core.transport.measuresTransfers
         perform(event { state in
+            if measures, state.clock.started == nil { state.clock.started = .now() }
             state.sending = request
             state.headReceived = false
             let action = state.lifecycle.taskCreated(task)
@@ -455,4 +479,13 @@ private struct TransferState {
     var decoding: DecompressionGuard?
     /// Whether the current task has delivered a response head.
     var headReceived = false
+    /// The attempt's own timing, for a transport that reports no metrics (URLSession on Linux).
+    var clock = AttemptClock()
+}
+
+/// When the current attempt's first task was made and its last head arrived: what Courier can
+/// time of a transfer whose transport reports no metrics.
+struct AttemptClock {
+    var started: DispatchTime?
+    var headArrived: DispatchTime?
 }

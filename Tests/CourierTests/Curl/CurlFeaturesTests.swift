@@ -61,7 +61,37 @@ final class CurlFeaturesTests: XCTestCase {
         XCTAssertEqual(everything.contentDecoders, ["gzip", "deflate", "br", "zstd"])
         XCTAssertEqual(everything.description,
                        "libcurl 7.88.1: TLS OpenSSL/3.0.0, HTTP/2 yes, decoders gzip deflate br zstd, "
-                       + "protocols option CURLOPT_PROTOCOLS_STR, easy handles one per transfer (libcurl before 8.1.0)")
+                       + "protocols option CURLOPT_PROTOCOLS_STR, easy handles one per transfer (libcurl before 8.1.0), "
+                       + "Unix sockets no, connection ids no (libcurl before 8.2.0)")
+    }
+
+    // MARK: - The wire (issue 21)
+
+    func testALibcurlWithoutHTTP2SpeaksHTTP1_1WhateverThePreference() {
+        let without = features(0x075801)
+        XCTAssertFalse(without.supportsHTTP2)
+        XCTAssertTrue(without.description.contains("HTTP/2 no (requests use HTTP/1.1)"), without.description)
+        for preference in HTTPVersionPreference.allCases {
+            XCTAssertEqual(without.httpVersionOption(for: preference), 2, "\(preference)")   // CURL_HTTP_VERSION_1_1
+        }
+        let with = features(0x074400, bits: 1 << 16)   // 7.68.0 with nghttp2
+        XCTAssertEqual(with.httpVersionOption(for: .http1_1), 2)
+        XCTAssertEqual(with.httpVersionOption(for: .http2), 4)               // CURL_HTTP_VERSION_2TLS, 7.47.0
+        XCTAssertEqual(with.httpVersionOption(for: .http2PriorKnowledge), 5) // CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE, 7.49.0
+    }
+
+    func testConnectionIDsAreReadFrom8_2_0() {
+        // CURLINFO_CONN_ID came with 8.2.0: asked for only from there.
+        XCTAssertFalse(CurlFeatures.numbersConnections(versionNumber: 0x080101))   // 8.1.1
+        XCTAssertTrue(CurlFeatures.numbersConnections(versionNumber: 0x080200))    // 8.2.0
+        XCTAssertFalse(features(0x075801).numbersConnections)
+        XCTAssertTrue(features(0x080E01).numbersConnections)
+        XCTAssertTrue(features(0x080E01).description.hasSuffix("connection ids yes"), features(0x080E01).description)
+    }
+
+    func testUnixSocketsComeFromTheFeatureBit() {
+        XCTAssertFalse(features(0x075801).supportsUnixSockets)
+        XCTAssertTrue(features(0x075801, bits: 1 << 19).supportsUnixSockets)   // CURL_VERSION_UNIX_SOCKETS
     }
 
     /// What `curl_version_info` reported agrees with libcurl's own version line.

@@ -21,9 +21,12 @@ enum CurlError {
     static let libcurlVersionKey = "CourierLibcurlVersion"
 
     static func urlError(code: Int32, url: URL?, detail: String? = nil, connectStatus: Int = 0,
-                         refusedOption: String? = nil, libcurlVersion: String? = nil) -> URLError {
+                         refusedOption: String? = nil, libcurlVersion: String? = nil, metrics: TransferMetrics? = nil) -> URLError {
         let description = detail ?? String(cString: ccurl_easy_strerror(code))
         var userInfo: [String: Any] = [codeKey: Int(code), NSLocalizedDescriptionKey: description]
+        if let metrics {
+            userInfo[URLError.transferMetricsKey] = metrics
+        }
         if connectStatus != 0 {
             userInfo[connectStatusKey] = connectStatus
         }

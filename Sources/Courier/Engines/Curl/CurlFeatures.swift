@@ -27,8 +27,17 @@ public struct CurlFeatures: Sendable, Hashable, CustomStringConvertible {
     /// for a libcurl without TLS (https requests then fail).
     public let sslLibrary: String?
     /// Whether this libcurl speaks HTTP/2 (built with nghttp2). libcurl then offers it to https
-    /// servers (ALPN) and uses it where the server agrees; plain http stays HTTP/1.1.
+    /// servers (ALPN) and uses it where the server agrees; plain http stays HTTP/1.1 unless
+    /// ``HTTPVersionPreference/http2PriorKnowledge`` is asked for. Without it every request of
+    /// the curl engine uses HTTP/1.1, whatever ``ConnectionOptions/httpVersion`` says.
     public let supportsHTTP2: Bool
+    /// Whether this libcurl can connect to a Unix domain socket (`CURL_VERSION_UNIX_SOCKETS`),
+    /// as ``ConnectionOptions/unixSocketPath`` asks. Without it such a request fails with
+    /// ``NetworkError/curlOptionRefused(option:libcurlVersion:_:)`` naming `CURLOPT_UNIX_SOCKET_PATH`.
+    public let supportsUnixSockets: Bool
+    /// Whether libcurl numbers its connections (`CURLINFO_CONN_ID`, libcurl 8.2.0 and later),
+    /// which ``TransferMetrics/connectionID`` reports; before, it is `nil`.
+    public let numbersConnections: Bool
     /// The content codings this libcurl decodes: `gzip` and `deflate` (zlib), `br` (brotli),
     /// `zstd`, as its feature bits say. In-memory bodies in these codings arrive decoded.
     public let contentDecoders: [String]
@@ -50,6 +59,8 @@ public struct CurlFeatures: Sendable, Hashable, CustomStringConvertible {
         version = Self.versionString(versionNumber)
         self.sslLibrary = sslLibrary
         supportsHTTP2 = features & Int32(CCURL_VERSION_HTTP2) != 0
+        supportsUnixSockets = features & Int32(CCURL_VERSION_UNIX_SOCKETS) != 0
+        numbersConnections = Self.numbersConnections(versionNumber: versionNumber)
         contentDecoders = Self.contentDecoders(features: features)
         hasProtocolStringOptions = Self.hasProtocolStringOptions(versionNumber: versionNumber)
         protocolsOption = hasProtocolStringOptions ? "CURLOPT_PROTOCOLS_STR" : "CURLOPT_PROTOCOLS"
@@ -57,11 +68,14 @@ public struct CurlFeatures: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// One line: `libcurl 7.88.1: OpenSSL/3.0.17, HTTP/2 yes, decoders gzip deflate br zstd, …`.
+    /// A libcurl without HTTP/2 says `HTTP/2 no (requests use HTTP/1.1)`.
     public var description: String {
-        "libcurl \(version): TLS \(sslLibrary ?? "none"), HTTP/2 \(supportsHTTP2 ? "yes" : "no"), "
+        "libcurl \(version): TLS \(sslLibrary ?? "none"), HTTP/2 \(supportsHTTP2 ? "yes" : "no (requests use HTTP/1.1)"), "
             + "decoders \(contentDecoders.isEmpty ? "none" : contentDecoders.joined(separator: " ")), "
             + "protocols option \(protocolsOption), "
-            + "easy handles \(reusesEasyHandles ? "reused" : "one per transfer (libcurl before 8.1.0)")"
+            + "easy handles \(reusesEasyHandles ? "reused" : "one per transfer (libcurl before 8.1.0)"), "
+            + "Unix sockets \(supportsUnixSockets ? "yes" : "no"), "
+            + "connection ids \(numbersConnections ? "yes" : "no (libcurl before 8.2.0)")"
     }
 
     // MARK: - The version rules
@@ -83,6 +97,24 @@ public struct CurlFeatures: Sendable, Hashable, CustomStringConvertible {
     /// Easy handles are reused from 8.1.0 on (see ``reusesEasyHandles``).
     static func reusesEasyHandles(versionNumber: Int) -> Bool {
         versionNumber >= 0x080100
+    }
+
+    /// `CURLINFO_CONN_ID` came with 8.2.0; older libcurls refuse it as an unknown info code.
+    static func numbersConnections(versionNumber: Int) -> Bool {
+        versionNumber >= 0x080200
+    }
+
+    /// The `CURLOPT_HTTP_VERSION` value for `preference` on this libcurl: HTTP/1.1 where it has
+    /// no HTTP/2 (it refuses the HTTP/2 values then); HTTP/2 by ALPN over TLS (`2TLS`, 7.47.0,
+    /// libcurl's own default since 7.62.0, set so that every version behaves alike), or from the
+    /// first byte (`2_PRIOR_KNOWLEDGE`, 7.49.0). Both HTTP/2 values predate the 7.68.0 floor.
+    func httpVersionOption(for preference: HTTPVersionPreference) -> Int {
+        guard supportsHTTP2 else { return Int(CCURL_HTTP_VERSION_1_1) }
+        switch preference {
+        case .http1_1: return Int(CCURL_HTTP_VERSION_1_1)
+        case .http2: return Int(CCURL_HTTP_VERSION_2TLS)
+        case .http2PriorKnowledge: return Int(CCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+        }
     }
 
     /// `0x075801` → `7.88.1`.

@@ -54,12 +54,21 @@ final class CurlLoop: @unchecked Sendable {
     }()
 
     /// Starts the loop thread. `maximumConnectionsPerHost` is the configuration's limit;
-    /// `features` the loaded libcurl's.
-    init(maximumConnectionsPerHost: Int, features: CurlFeatures) {
+    /// `connectionCacheSize` how many open connections the multi handle keeps (see
+    /// ``connectionCacheSize(forConcurrentRequests:)``); `features` the loaded libcurl's.
+    init(maximumConnectionsPerHost: Int, connectionCacheSize: Int = 0, features: CurlFeatures) {
         multi = ccurl_multi_init()
         reusesEasyHandles = features.reusesEasyHandles
         var refused: CurlTask.ConfigurationFailure?
-        if maximumConnectionsPerHost > 0 {
+        if connectionCacheSize > 0 {
+            let code = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAXCONNECTS), connectionCacheSize)
+            if code != 0 {
+                refused = CurlTask.ConfigurationFailure(code: Int32(CCURLE_UNKNOWN_OPTION),
+                                                        detail: "curl_multi_setopt failed with CURLMcode \(code)",
+                                                        option: "CURLMOPT_MAXCONNECTS", libcurlVersion: CurlFeatures.loaded?.version)
+            }
+        }
+        if maximumConnectionsPerHost > 0, refused == nil {
             let code = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), maximumConnectionsPerHost)
             if code != 0 {
                 // A CURLMcode, not a CURLcode: reported as libcurl's "unknown option" with the real code in the text.
@@ -77,6 +86,15 @@ final class CurlLoop: @unchecked Sendable {
         thread.name = Self.threadName
         thread.qualityOfService = .userInitiated
         thread.start()
+    }
+
+    /// The connections a `Network` allowing `concurrentRequests` at once keeps open: four for
+    /// each, as libcurl's default, but at least 64, and fixed. libcurl's default is four times the
+    /// transfers in its multi handle *at the moment* one ends: between requests that is a few,
+    /// and each end then closed an idle connection (measured: 32 HTTP/1.1 requests in flight
+    /// went over 36 to 56 connections in 5,000 requests, 8 in flight over 34).
+    static func connectionCacheSize(forConcurrentRequests concurrentRequests: Int) -> Int {
+        max(64, 4 * concurrentRequests)
     }
 
     /// Whether the calling thread is a curl loop thread.

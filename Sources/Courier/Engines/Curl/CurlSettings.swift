@@ -17,10 +17,13 @@ struct CurlSettings: Sendable {
     /// environment's `http_proxy`, `https_proxy` and `no_proxy`.
     let proxies: CurlProxies?
     let tls: TLSOptions
+    /// The HTTP version, a Unix socket, the network's rate limits (see ``CurlConnectionOptions``).
+    let connection: ConnectionOptions
     /// The loaded libcurl's version and features, which decide the options the engine sets.
     let features: CurlFeatures
 
-    init(configuration: URLSessionConfiguration, tls: TLSOptions, features: CurlFeatures) {
+    init(configuration: URLSessionConfiguration, tls: TLSOptions, connection: ConnectionOptions = ConnectionOptions(),
+         features: CurlFeatures) {
         additionalHeaders = (configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value in
             guard let name = key as? String else { return nil }
             return (name, "\(value)")
@@ -29,6 +32,7 @@ struct CurlSettings: Sendable {
         maximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
         proxies = CurlProxies(configuration.connectionProxyDictionary)
         self.tls = tls
+        self.connection = connection
         self.features = features
     }
 }

@@ -41,6 +41,14 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// The transfer's ``Network/decompressesResponses``, read when the handle is set up: without
     /// it libcurl neither offers a coding nor decodes one (CurlRequestOptions).
     private var decompresses = true
+    /// The request's own rate limit (over the network's), set before the task starts.
+    private var rateLimit: RateLimit?
+    /// The metrics of the redirects followed so far; read at the end of each transfer.
+    private var metrics = CurlMetrics()
+    /// Whether the current request is https (a TLS handshake is due), for the metrics' phase.
+    private var usesTLS = false
+    /// libcurl's number for the connection, read when the head came (libcurl 8.2.0+).
+    private var connectionID: Int64?
 
     private let finished = Locked(false)
     /// libcurl's detailed message for a failure (CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes):
@@ -84,6 +92,11 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     var isFinished: Bool { hasCompleted }
 
+    /// Set before ``resume()``, which hands the task to the loop thread (through its inbox's lock).
+    func limitRate(to limit: RateLimit) {
+        rateLimit = limit
+    }
+
     // MARK: - Loop thread: setting up
 
     /// Why a transfer could not be set up: a `CURLcode` and what it means here. `option` names
@@ -104,8 +117,11 @@ final class CurlTask: TransportTask, @unchecked Sendable {
                 upload = .none
             }
             request = next
+        } else {
+            metrics.reset()
         }
         self.easy = easy
+        connectionID = nil
         parser = ResponseHeadParser()
         redirect = nil
         protocolFailure = nil
@@ -118,6 +134,9 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             decompresses = transport.registry.transfer(for: self)?.decompressesResponses ?? true
             try CurlRequestOptions.apply(request, upload: upload, settings: transport.settings, decompresses: decompresses, to: easy,
                                           headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
+            let url = request.url
+            usesTLS = CurlConnectionOptions.isHTTPS(url)
+            try CurlConnectionOptions.apply(to: easy, usesTLS: usesTLS, settings: transport.settings, rateLimit: rateLimit)
             try openUpload()
             return nil
         } catch let failure as ConfigurationFailure {
@@ -150,6 +169,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             protocolFailure = reason
             return false   // libcurl ends the transfer with a write error; transferDidEnd reports the reason
         case let .head(head):
+            if transport.readsConnectionID, let easy { connectionID = CurlMetrics.connectionID(of: easy) }
             didReceive(head)
             return true
         }
@@ -160,7 +180,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// of a small request, so one is made only where an API needs it — a redirect.
     private func didReceive(_ parsed: ResponseHeadParser.Head) {
         guard let url = request.url else { return }
-        var head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(parsed.fields), url: url)
+        var head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(parsed.fields), url: url,
+                                httpVersion: HTTPVersion(statusLineVersion: parsed.version))
         // The same choice CurlRequestOptions made for CURLOPT_HTTP_CONTENT_DECODING.
         head.decodesContent = decompresses && ContentCoding.asksForDecoding(
             ContentCoding.acceptEncoding(of: request, additionalHeaders: transport.settings.additionalHeaders))
@@ -237,13 +258,15 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// was a redirect the transfer agreed to; otherwise the task is over and reports it.
     func transferDidEnd(code: Int32) -> URLRequest? {
         if code == CCURLE_OK, let next = redirect {
+            if let easy { metrics.addRedirectHop(of: easy) }
             return next
         }
         if code == CCURLE_OK, !parser.hasHead {
             // libcurl takes a reply that stops inside its head for a success; it is not one.
-            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server closed the connection before the end of the response head")
+            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server closed the connection before the end of the response head",
+                   metrics: readMetrics(succeeded: false))
         } else if let protocolFailure {
-            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: protocolFailure)
+            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: protocolFailure, metrics: readMetrics(succeeded: false))
         } else {
             // A proxy that refused the tunnel: its status, which its suppressed reply head (see
             // CurlRequestOptions) no longer shows. libcurl 7.88 ends such a transfer with 56,
@@ -252,18 +275,28 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             if code != CCURLE_OK, let easy {
                 _ = ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_HTTP_CONNECTCODE), &connectStatus)
             }
-            finish(code: code, detail: errorBuffer[0] == 0 ? nil : String(cString: errorBuffer), connectStatus: connectStatus)
+            let tunnelRefused = connectStatus != 0 && !(200...299).contains(connectStatus)
+            finish(code: code, detail: errorBuffer[0] == 0 ? nil : String(cString: errorBuffer), connectStatus: connectStatus,
+                   metrics: readMetrics(succeeded: code == CCURLE_OK, tunnelRefused: tunnelRefused))
         }
         return nil
     }
 
+    /// The transfer's metrics, read from its handle now that it is over (see ``CurlMetrics``).
+    private func readMetrics(succeeded: Bool, tunnelRefused: Bool = false) -> TransferMetrics? {
+        guard let easy else { return nil }
+        let ending = CurlMetrics.Ending(succeeded: succeeded, hadHead: parser.hasHead, usesTLS: usesTLS, tunnelRefused: tunnelRefused)
+        return metrics.metrics(of: easy, ending: ending, unixSocketPath: transport.unixSocketPath,
+                               readsConnectionID: transport.readsConnectionID, connectionID: connectionID)
+    }
+
     /// Ends the task with `code` and reports it to its transfer (or, if the transfer has ended
-    /// already, to the registry, which frees a slot kept for it).
-    func finish(code: Int32, detail: String?, connectStatus: Int = 0) {
+    /// already, to the registry, which frees a slot kept for it), with the transfer's `metrics`.
+    func finish(code: Int32, detail: String?, connectStatus: Int = 0, metrics: TransferMetrics? = nil) {
         guard markFinished() else { return }
         let error = code == CCURLE_OK ? nil
-            : CurlError.urlError(code: code, url: request.url, detail: detail, connectStatus: connectStatus)
-        transport.registry.complete(self, error: error)
+            : CurlError.urlError(code: code, url: request.url, detail: detail, connectStatus: connectStatus, metrics: metrics)
+        transport.registry.complete(self, error: error, metrics: metrics)
     }
 
     /// Ends the task with a transfer that could not be set up (nothing was sent).

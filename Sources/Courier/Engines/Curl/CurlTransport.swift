@@ -9,21 +9,36 @@ final class CurlTransport: Transport {
     let registry: TransferRegistry
     let loop: CurlLoop
     let settings: CurlSettings
+    /// What every task's metrics need of the settings, kept apart so that reading them at the
+    /// end of each transfer copies nothing (see ``CurlMetrics``).
+    let unixSocketPath: String?
+    let readsConnectionID: Bool
 
     /// Made only where libcurl has loaded. `features` stands in for the loaded libcurl's
     /// (``CurlFeatures/loaded``) in tests that make the engine take another version's path.
-    init(configuration: URLSessionConfiguration, tls: TLSOptions, registry: TransferRegistry, features: CurlFeatures? = nil) {
+    init(configuration: URLSessionConfiguration, tls: TLSOptions, connection: ConnectionOptions = ConnectionOptions(),
+         maximumConcurrentRequests: Int = 6, registry: TransferRegistry, features: CurlFeatures? = nil) {
         self.registry = registry
         // `loaded` is there whenever a curl transport is made (Engine.resolve checks); the
         // fallback is the oldest libcurl's path, which is safe on any.
         let features = features ?? CurlFeatures.loaded
             ?? CurlFeatures(versionNumber: CurlFeatures.minimumVersionNumber, features: 0, sslLibrary: nil)
-        self.settings = CurlSettings(configuration: configuration, tls: tls, features: features)
-        self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost, features: features)
+        self.settings = CurlSettings(configuration: configuration, tls: tls, connection: connection, features: features)
+        self.unixSocketPath = connection.unixSocketPath
+        self.readsConnectionID = features.numbersConnections
+        self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost,
+                             connectionCacheSize: CurlLoop.connectionCacheSize(forConcurrentRequests: maximumConcurrentRequests),
+                             features: features)
     }
 
     /// Sent as asked, as curl does.
     var sendsGETBodies: Bool { true }
+
+    /// libcurl paces transfers itself (`CURLOPT_MAX_RECV_SPEED_LARGE`, `…SEND…`).
+    var honoursRateLimits: Bool { true }
+
+    /// Every task reads its metrics from libcurl at its end (``CurlMetrics``).
+    var measuresTransfers: Bool { true }
 
     func makeDataTask(with request: URLRequest) -> any TransportTask {
         CurlTask(transport: self, request: request, upload: request.httpBody.map { .data($0) } ?? .none)

@@ -126,7 +126,7 @@ final class StubTask: TransportTask, Sendable {
             defer { done = true }
             return !done
         }
-        if first { transport.registry.complete(self, error: error) }
+        if first { transport.registry.complete(self, error: error, metrics: nil) }
     }
 
     /// The reply's headers, with a `Content-Length` of its body unless it names its framing.

@@ -39,8 +39,26 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        registry.complete(task, error: error)
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking collects no metrics: the transfer times what it can itself.
+        registry.complete(task, error: error, metrics: nil)
+        #else
+        var metrics = collected.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
+        if let collected = metrics { metrics?.phase = SessionMetrics.phase(of: collected, failed: error != nil) }
+        registry.complete(task, error: error, metrics: metrics)
+        #endif
     }
+
+    #if !canImport(FoundationNetworking)
+    /// Task metrics, kept from `didFinishCollecting` until the task completes (Apple platforms).
+    private let collected = Locked<[ObjectIdentifier: TransferMetrics]>([:])
+
+    /// Apple's URLSession reports a task's metrics just before it completes.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        guard let converted = SessionMetrics.transferMetrics(from: metrics) else { return }
+        collected.withLock { $0[ObjectIdentifier(task)] = converted }
+    }
+    #endif
 
     /// Redirects: Courier counts them (``Network/maximumRedirects``), keeps method and body on
     /// `307`/`308` (URLSession on Linux sends an empty body), drops credentials when the

@@ -190,7 +190,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         state.withLock { $0.sink = .waiting }
     }
 
-    func didComplete(error: (any Error)?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<URL> {
+    func didComplete(error: (any Error)?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<URL> {
         state.withLock { state in
             if case .restart = state.sink, error == nil {
                 state.sink = .waiting
@@ -203,7 +203,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
                 return BodyCompletion(outcome: .accepted { [self] in commit() }, progress: Self.progress(of: state))
             }
             // Failed attempt: keep what arrived (a retry, or a later call, resumes from it).
-            let failure = Self.attemptError(error, sink: state.sink)
+            let failure = Self.attemptError(error, sink: state.sink, metrics: metrics)
             let wroteToDevice = state.writesDirectly && state.written > 0
             closePartial(&state)
             switch failure {
@@ -328,17 +328,18 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     /// Why an attempt that did not produce a complete file failed. A refusal by `validate` is
     /// the error it threw, carrying the whole response: it judged the head alone, and the error
     /// page's body has arrived since.
-    private static func attemptError(_ error: (any Error)?, sink: Sink) -> AttemptFailure {
+    private static func attemptError(_ error: (any Error)?, sink: Sink, metrics: TransferMetrics?) -> AttemptFailure {
         if let error { return .failed(NetworkError.from(error), response: nil) }
         switch sink {
         case let .errorBody(response, body, refusal):
-            var full = response
+            var full = response.completed(with: metrics)
             full.body = body
             guard let refusal = refusal as? NetworkError else { return .rejected(refusal) }
             return .failed(refusal.carrying(full), response: full)
         case .file:
             // Shorter than announced: the connection was cut.
-            return .failed(.incompleteBody(URLError(.networkConnectionLost)), response: nil)
+            let cut = URLError(.networkConnectionLost)
+            return .failed(.incompleteBody(metrics.map(cut.carrying) ?? cut), response: nil)
         case .waiting, .restart:
             return .failed(.transport(URLError(.badServerResponse)), response: nil)
         }

@@ -84,7 +84,7 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
         state.withLock { $0 = Received() }
     }
 
-    func didComplete(error: (any Error)?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output> {
+    func didComplete(error: (any Error)?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output> {
         let received = state.withLock { state in
             defer { state = Received() }
             return state
@@ -95,6 +95,9 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
         }
         var full = received.response
         full?.body = received.body
+        full?.complete(with: metrics)
+        var redirectLimitHit = redirectLimitHit
+        redirectLimitHit?.complete(with: metrics)
         return BodyCompletion(outcome: outcome(of: full, error: error, redirectLimitHit: redirectLimitHit),
                               progress: error == nil ? received.progress : nil, observed: full)
     }

@@ -144,7 +144,7 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
         state.withLock { $0.sink = .waiting }
     }
 
-    func didComplete(error: (any Error)?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<HTTPResponse> {
+    func didComplete(error: (any Error)?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<HTTPResponse> {
         let (sink, received, headDelivered, rejectedChallenge) = state.withLock { state in
             defer { state.sink = .waiting }
             return (state.sink, state.received, state.headDelivered, state.rejectedChallenge)
@@ -156,14 +156,17 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
         if let error {
             return BodyCompletion(outcome: .failed(NetworkError.from(error), response: nil, retryable: !headDelivered))
         }
+        let redirectLimitHit = redirectLimitHit?.completed(with: metrics)
         switch sink {
-        case let .consumer(response):
+        case let .consumer(head):
             if let redirect = redirectLimitHit {
                 return BodyCompletion(outcome: .failed(.tooManyRedirects(redirect), response: redirect, retryable: !headDelivered))
             }
+            // The completion's response is the head again, now with the transfer's metrics.
+            let response = head.completed(with: metrics)
             return BodyCompletion(outcome: .accepted { .success(response) }, progress: progress(received: received, of: response))
         case let .errorBody(response, body):
-            var full = response
+            var full = response.completed(with: metrics)
             full.body = body
             if let redirect = redirectLimitHit {
                 return BodyCompletion(outcome: .failed(.tooManyRedirects(redirect), response: full))

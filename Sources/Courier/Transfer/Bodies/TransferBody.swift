@@ -42,9 +42,11 @@ protocol TransferBody: AnyObject, Sendable {
     /// Courier refused the server's authentication challenge: the task then ends "cancelled",
     /// but the response it already holds is the real outcome.
     func didRejectAuthenticationChallenge()
-    /// The task is over: what the attempt produced. `redirectLimitHit` is the redirect the
-    /// attempt refused to follow because of ``Network/maximumRedirects``, if any.
-    func didComplete(error: (any Error)?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output>
+    /// The task is over: what the attempt produced. `metrics` are the transfer's (an `error`
+    /// carries them already); every complete response the body hands on carries them too.
+    /// `redirectLimitHit` is the redirect the attempt refused to follow because of
+    /// ``Network/maximumRedirects``, if any.
+    func didComplete(error: (any Error)?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output>
     /// The attempt goes on with a new task (a redirect Courier follows itself): forget what the
     /// last task received.
     func reset()
