@@ -27,7 +27,8 @@ let package = Package(
         // Depends on the executables so that `swift test` builds them for the end-to-end tests.
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierCLI", "Benchmarks", "TestSupport"]),
         // HPNetwork 2.x's README examples, as its users wrote them, compiled with `import Courier`
-        // alone (no @testable) and run against the loopback server (Docs/Migrating.md).
+        // alone (no @testable) and run against the loopback server
+        // (Sources/Courier/Courier.docc/Migrating.md).
         .testTarget(name: "HPNetworkExamplesTests", dependencies: ["Courier", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

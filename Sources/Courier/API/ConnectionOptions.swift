@@ -15,7 +15,7 @@ import Foundation
 ///
 /// The curl engine honours all of it. URLSession honours only the defaults: on that engine, any
 /// other value makes every request fail with ``NetworkError/invalidRequest(_:)`` before anything
-/// is sent, rather than be silently ignored. See Docs/Wire.md.
+/// is sent, rather than be silently ignored. See <doc:Wire>.
 public struct ConnectionOptions: Sendable, Hashable {
     /// Which HTTP version requests use. Default: ``HTTPVersionPreference/http2``.
     public var httpVersion: HTTPVersionPreference

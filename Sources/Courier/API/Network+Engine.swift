@@ -6,7 +6,7 @@ import FoundationNetworking
 extension Network {
     /// What carries a ``Network``'s requests. Every behaviour Courier documents — exactly one
     /// completion, non-blocking cancel, queueing, deadlines, retries, redirects, resume,
-    /// progress — is the same on both; see Docs/Engines.md for what differs underneath.
+    /// progress — is the same on both; see <doc:Engines> for what differs underneath.
     public enum Engine: String, Sendable, Hashable, CaseIterable {
         /// libcurl on Linux, URLSession on Apple platforms. The environment variable
         /// `COURIER_ENGINE=curl|urlsession` overrides this choice (and only this one).
@@ -66,7 +66,7 @@ extension Network {
                                     reason: String? = CurlLibrary.unavailableReason) -> String? {
             guard resolved == .urlSession, preferred(requested, environment: environment) == .curl else { return nil }
             return "warning: Courier's curl engine is unavailable (\(reason ?? "unknown reason")); "
-                + "requests use URLSession instead (Network.engine tells; see Docs/Engines.md)"
+                + "requests use URLSession instead (Network.engine tells; see Sources/Courier/Courier.docc/Engines.md)"
         }
 
         /// Prints ``fallbackWarning(requested:resolved:environment:reason:)`` to stderr the first

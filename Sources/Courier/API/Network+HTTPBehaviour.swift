@@ -8,7 +8,7 @@ extension Network {
     /// ``NetworkRequest/headers`` or the network's ``defaults``). Thread-safe; applies to requests
     /// scheduled afterwards.
     ///
-    /// Default: ``CourierVersion/userAgent`` (`Courier/0.1.0`) on both engines, as curl sends
+    /// Default: `CourierVersion.userAgent` (`Courier/0.1.0`) on both engines, as curl sends
     /// `curl/VERSION`: many APIs (GitHub's among them) refuse a request without one. When the
     /// configuration's `httpAdditionalHeaders` names a `User-Agent`, that one is the default.
     ///
@@ -27,7 +27,7 @@ extension Network {
 
     /// Whether requests follow redirects (`301`, `302`, `303`, `307`, `308` with a `Location`).
     /// Thread-safe; applies to redirects met afterwards. Default: `true`, up to
-    /// ``maximumRedirects``, by the rules of `RedirectPolicy` (Docs/Resilience.md).
+    /// ``maximumRedirects``, by the rules of `RedirectPolicy` (<doc:Resilience#Redirects>).
     ///
     /// `false` makes the redirect response itself the answer, on both engines, as curl without
     /// `-L`: its status, headers (`Location` among them) and body reach the request like any

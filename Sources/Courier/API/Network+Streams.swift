@@ -24,7 +24,7 @@ extension Network {
     /// that it stops reading from the network until `onData` catches up (TCP then slows the
     /// server down). On the URLSession engine up to 256 chunks more may wait in the session's
     /// delegate queue, and the other requests of this network wait while the stream waits: give
-    /// a slow stream a network of its own there. See Docs/Streaming.md.
+    /// a slow stream a network of its own there. See <doc:Streaming>.
     ///
     /// The request's `timeout` (60 s by default) bounds the whole stream: give a long-lived one
     /// (server-sent events, a log tail) `.infinity`. Its `output(from:response:)` is not used,

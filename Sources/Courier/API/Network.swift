@@ -37,7 +37,7 @@ public final class Network: Sendable {
     /// Creates a network with its own engine (and so its own connection pool).
     ///
     /// - Parameters:
-    ///   - configuration: The session configuration (copied). Docs/Engines.md lists which of its
+    ///   - configuration: The session configuration (copied). <doc:Engines> lists which of its
     ///     properties each engine honours.
     ///   - callbackQueue: Default queue for completion and progress handlers.
     ///   - maximumConcurrentRequests: How many requests may be in flight at once (at least 1);

@@ -24,7 +24,8 @@ extension NetworkRequest {
         network.scheduleSynchronously(self, timeout: timeout, progress: progress)
     }
 
-    /// Runs this request on `network` and returns its output. See ``Network/response(for:progress:)``.
+    /// Runs this request on `network` and returns its output. See
+    /// ``Network/response(for:progress:)-2f8cw``.
     public func response(
         on network: Network = .shared,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
@@ -33,7 +34,7 @@ extension NetworkRequest {
     }
 
     /// Runs this request, whose output is not `Sendable`, on `network` and returns its output
-    /// `sending`, so that the calling actor may use it. See ``Network/response(for:progress:)``.
+    /// `sending`, so that the calling actor may use it. See ``Network/response(for:progress:)-3w6i0``.
     public func response(
         on network: Network = .shared,
         progress: (@Sendable (TransferProgress) -> Void)? = nil

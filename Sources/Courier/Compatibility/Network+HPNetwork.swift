@@ -18,7 +18,7 @@ extension Network {
     /// transfers themselves run on the engine's threads. A blocking or async call on this network
     /// runs that code where Courier normally does, so it can be made on `queue` itself.
     ///
-    /// Otherwise it is ``init(configuration:callbackQueue:maximumConcurrentRequests:engine:tls:)``
+    /// Otherwise it is ``init(configuration:callbackQueue:maximumConcurrentRequests:engine:tls:connection:)``
     /// with its defaults: at most 6 requests at once (HPNetwork allowed 10; see
     /// ``maximumConcurrentRequests``).
     ///

@@ -36,13 +36,13 @@ public enum NetworkError: Error, Sendable {
     /// A secure connection could not be made: ``TLSFailure`` says which check failed (untrusted
     /// certificate, pin mismatch, unusable client certificate, ...); the `URLError` carries the
     /// TLS library's own reason in its description. Not retried by default: none of these
-    /// mends itself. See Docs/TLS.md.
+    /// mends itself. See <doc:TLS>.
     case tls(TLSFailure, URLError)
     /// The proxy the request went through failed: ``ProxyFailure`` says how (not found, not
     /// reachable, or it refused the `CONNECT` tunnel with a status such as `407`) and names the
     /// proxy, not the request's host; the `URLError` carries libcurl's message. Nothing reached
     /// the server. A refused tunnel is not retried by default; the others are retried as their
-    /// `URLError` code says (`-1003`, `-1004`). See Docs/Errors.md.
+    /// `URLError` code says (`-1003`, `-1004`). See <doc:Errors>.
     case proxy(ProxyFailure, URLError)
     /// The server's reply is not valid HTTP: a malformed status line, an HTTP/0.9 reply, a header
     /// line without a colon, a broken chunked encoding, conflicting `Content-Length` headers, a
@@ -105,7 +105,7 @@ public enum NetworkError: Error, Sendable {
     /// `URLError` carries libcurl's code and message ("An unknown option was passed in to
     /// libcurl" is CURLcode 48: the option is newer than that libcurl). The engine takes the
     /// older option wherever a libcurl from 7.68.0 on lacks a newer one, so this means a libcurl
-    /// built without something Courier needs, or a bug: see Docs/Engines.md. Not retried.
+    /// built without something Courier needs, or a bug: see <doc:Engines>. Not retried.
     case curlOptionRefused(option: String, libcurlVersion: String, URLError)
 }
 

@@ -5,9 +5,12 @@ import FoundationNetworking
 
 /// Watches requests go by, for logging and metrics. Install on ``Network/observers``.
 ///
-/// Methods are called synchronously on Courier's threads (the start, delegate, work or timer
-/// queue) as things happen: keep them quick and thread-safe, and do not block. Every method has
-/// an empty default.
+/// Methods are called synchronously, on the thread where the event happens: the one that
+/// schedules or cancels the request (or frees the slot it starts in), Courier's start, work or
+/// timer queue, or the engine's own thread, where everything the server sends is reported (the
+/// curl engine's loop thread; the network's delegate queue on URLSession and for a stub). Keep
+/// them quick and thread-safe, and do not block: on the curl engine a slow observer holds up
+/// every transfer of its network. See <doc:Threading>. Every method has an empty default.
 public protocol NetworkObserver: Sendable {
     /// A request is about to be sent: each attempt (after defaults and interceptors), and each
     /// redirect an attempt follows (right after ``didRedirect(_:to:context:)``). `request.url`

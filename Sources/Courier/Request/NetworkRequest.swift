@@ -8,7 +8,7 @@ import FoundationNetworking
 /// A request is described once and can then be run in every calling convention with the same
 /// semantics: ``Network/schedule(_:callbackQueue:progress:completion:)`` (callbacks),
 /// ``Network/scheduleSynchronously(_:timeout:progress:)`` (blocking) and
-/// ``Network/response(for:progress:)`` (async/await).
+/// ``Network/response(for:progress:)-2f8cw`` (async/await).
 ///
 /// Only ``makeURL()`` and ``output(from:response:)`` have no default; ``Output`` of `Data`, `String`
 /// and ``EmptyResponse`` get `output(from:response:)` for free, and ``DecodableRequest`` decodes JSON.
@@ -27,13 +27,13 @@ import FoundationNetworking
 /// Requests written for HPNetwork 2.x compile too: their members (`requestMethod`,
 /// `headerFields`, `httpBody`, `convertError(_:data:response:)`, `finishingQueue`) are the
 /// requirements of ``HPNetworkRequestMembers``, which the defaults below read
-/// (Docs/Migrating.md).
+/// (<doc:Migrating>).
 public protocol NetworkRequest: HPNetworkRequestMembers, Sendable {
     /// The value a successful response is turned into.
     ///
     /// It need not be `Sendable` (a generic `Output: Decodable`, or a class): Courier makes it on
     /// one of its threads and *moves* it to the one completion, keeping no reference, so it is
-    /// never used from two threads at once; ``Network/response(for:progress:)`` returns one that
+    /// never used from two threads at once; ``Network/response(for:progress:)-3w6i0`` returns one that
     /// is not `Sendable` `sending`, for use in the calling actor. Only
     /// ``Network/events(for:)``, whose stream may be read from any task, asks for `Sendable`.
     associatedtype Output

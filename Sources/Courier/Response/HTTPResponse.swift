@@ -19,7 +19,7 @@ public struct HTTPResponse: Sendable, Hashable {
     public var url: URL?
     /// The body bytes as received: decoded from their `Content-Encoding` (gzip, ...) when the
     /// request asked for a coding, as in-memory and streamed requests do by default; as sent
-    /// when it did not (a download asks for `identity`: see Docs/Security.md, "Decompression bombs").
+    /// when it did not (a download asks for `identity`: see <doc:Security#Decompression-bombs>).
     public var body: Data
     /// Whether a content-coded body reaches Courier decoded: URLSession always decodes; the curl
     /// engine only when the request asked for a coding. Set by the engine that made the value.
@@ -61,7 +61,7 @@ public struct HTTPResponse: Sendable, Hashable {
             && lhs.headers == rhs.headers && lhs.body == rhs.body
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes what `==` compares: everything but ``metrics``.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(statusCode)
         hasher.combine(httpVersion)

@@ -9,7 +9,7 @@
 /// The curl engine reads it from the status line libcurl hands over (`HTTP/2 200`). URLSession
 /// on Apple platforms reports it in its task metrics, once the transfer is over; on Linux,
 /// FoundationNetworking drops it from the status line and delivers no metrics, so a response
-/// of that engine there is ``unknown`` — never a guess. See Docs/Wire.md.
+/// of that engine there is ``unknown`` — never a guess. See <doc:Wire>.
 public struct HTTPVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
     // Two bytes: every response carries one.
     private let majorNumber: UInt8

@@ -17,7 +17,7 @@ import Foundation
 /// through (no TLS on plain http; no connect or handshake on a reused connection, as libcurl
 /// 7.88 reports it) or did not reach (it failed before) is `nil`, never 0.
 ///
-/// What each engine fills (see Docs/Engines.md): the curl engine everything, read from libcurl
+/// What each engine fills (see <doc:Engines>): the curl engine everything, read from libcurl
 /// once the transfer is over; URLSession on Apple platforms everything it reports in
 /// `URLSessionTaskMetrics`; URLSession on Linux, which delivers no metrics, only ``firstByte``
 /// (when the head arrived) and ``total``, measured by Courier, the rest `nil`.

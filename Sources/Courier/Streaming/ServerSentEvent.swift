@@ -2,7 +2,7 @@
 /// defines them.
 ///
 /// Read with ``ResponseBodyStream/serverSentEvents`` or
-/// ``Network/streamServerSentEvents(_:callbackQueue:onResponse:onEvent:completion:)``.
+/// ``Network/streamServerSentEvents(_:callbackQueue:maximumEventSize:onResponse:onEvent:completion:)``.
 public struct ServerSentEvent: Sendable, Hashable {
     /// The event's type: its `event:` field, `"message"` when it has none.
     public var type: String

@@ -4,7 +4,7 @@ import XCTest
 
 /// On the curl engine a cancel stops the transfer itself, not only its reporting: the handle
 /// leaves libcurl at once and its connection is closed, so the server can no longer write.
-/// (URLSession's cancel on Linux lets a transfer run on; see Docs/LinuxNotes.md.)
+/// (URLSession's cancel on Linux lets a transfer run on; see Sources/Courier/Courier.docc/LinuxNotes.md.)
 final class CancelStopsTheBytesTests: XCTestCase {
     func testCancellingAnEndlessDownloadStopsTheServersWrites() throws {
         let callbacks = DispatchQueue(label: "test.callbacks")

@@ -152,7 +152,7 @@ final class CurlFeaturesTests: XCTestCase {
         let warning = Network.Engine.fallbackWarning(requested: .automatic, resolved: .urlSession, environment: none,
                                                      reason: "libcurl 7.67.0 is older than 7.68.0")
         XCTAssertEqual(warning, "warning: Courier's curl engine is unavailable (libcurl 7.67.0 is older than 7.68.0); "
-                       + "requests use URLSession instead (Network.engine tells; see Docs/Engines.md)")
+                       + "requests use URLSession instead (Network.engine tells; see Sources/Courier/Courier.docc/Engines.md)")
         #endif
     }
 }

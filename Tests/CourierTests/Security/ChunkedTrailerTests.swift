@@ -13,10 +13,10 @@ import XCTest
 /// such a reply, delegate-based and completion-handler tasks alike, after handing over the head
 /// and the body: `NativeProtocol.swift:240: Fatal error: Transfer completed, but there's no
 /// response` (SIGILL), on its own thread, with no callback left that could avert it (measured in
-/// a separate process; see Docs/LinuxNotes.md). So these are skipped on URLSession.
+/// a separate process; see Sources/Courier/Courier.docc/LinuxNotes.md). So these are skipped on URLSession.
 final class ChunkedTrailerTests: XCTestCase {
     private static let reason = "FoundationNetworking traps (SIGILL, 'Transfer completed, but there's no response') on a chunked "
-        + "reply with a trailer: the process would die (Docs/LinuxNotes.md)"
+        + "reply with a trailer: the process would die (Sources/Courier/Courier.docc/LinuxNotes.md)"
 
     /// `path` answers `hello world` in two chunks, then a last chunk with `trailers`.
     private func routeTrailers(_ path: String, _ trailers: String, on server: TestServer) {

@@ -7,8 +7,8 @@ import XCTest
 
 /// A reply that stops inside its head — a status line, perhaps part of a header, then the
 /// connection closes. FoundationNetworking traps on it (the whole process dies: see
-/// Docs/LinuxNotes.md), so these run on the curl engine only, the default on Linux, which must
-/// report a bad server response instead.
+/// Sources/Courier/Courier.docc/LinuxNotes.md), so these run on the curl engine only, the
+/// default on Linux, which must report a bad server response instead.
 final class CutHeadTests: CLITestCase {
     private let cutHeads = [
         "/status-line-only": "HTTP/1.1 200 OK\r\n",

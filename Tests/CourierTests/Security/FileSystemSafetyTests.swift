@@ -10,7 +10,7 @@ import XCTest
 /// What downloads and uploads do to the file system when a server, a URL or another user of the
 /// same folder is hostile: names stay inside the download folder, devices are written and never
 /// replaced, planted links are never followed, temporary files are private. Each test was an
-/// attack that worked before (see Docs/Security.md).
+/// attack that worked before (see Sources/Courier/Courier.docc/Security.md).
 final class FileSystemSafetyTests: CLITestCase {
     // MARK: - Helpers
 

@@ -5,8 +5,9 @@ import FoundationNetworking
 #endif
 import XCTest
 
-/// Replays of the server replies `scripts/fuzz` found to crash Courier (Docs/Security.md,
-/// "Fuzzing the curl engine"), each now an error like any other bad reply. Some of them trap
+/// Replays of the server replies `scripts/fuzz` found to crash Courier
+/// (Sources/Courier/Courier.docc/Security.md, "Fuzzing the curl engine"), each now an error like
+/// any other bad reply. Some of them trap
 /// inside FoundationNetworking itself, where Courier cannot help it: those run on the curl engine only.
 final class FuzzFindingTests: XCTestCase {
     /// A `.partial` file of `bytes` and its sidecar, as an earlier attempt at `url` leaves them.

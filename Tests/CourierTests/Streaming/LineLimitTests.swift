@@ -106,7 +106,7 @@ final class LineLimitTests: XCTestCase {
     }
 
     /// On the curl engine the transfer stops at once; URLSession on Linux may read on after a
-    /// cancel (Docs/LinuxNotes.md), so there only the error is checked.
+    /// cancel (Sources/Courier/Courier.docc/LinuxNotes.md), so there only the error is checked.
     private func assertTheBytesStopped(_ sent: Int, on network: Network, file: StaticString = #filePath, line: UInt = #line) {
         print("an endless line: the server wrote \(sent >> 20) MiB before the client went (\(network.engine))")
         guard network.engine == .curl else { return }

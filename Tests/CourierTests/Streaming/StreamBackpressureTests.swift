@@ -85,7 +85,7 @@ final class StreamBackpressureTests: XCTestCase {
 
     /// On the curl engine a stream waits alone: libcurl pauses that one transfer, and every
     /// other request of the network goes on. (On URLSession the delegate queue, which every
-    /// request shares, is what waits: see Docs/Streaming.md.)
+    /// request shares, is what waits: see Sources/Courier/Courier.docc/Streaming.md.)
     func testAStoppedStreamDoesNotHoldUpOtherRequestsOnCurl() throws {
         let network = makeNetwork()
         try XCTSkipUnless(network.engine == .curl, "URLSession streams wait on the shared delegate queue")

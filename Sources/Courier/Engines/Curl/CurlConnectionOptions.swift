@@ -4,7 +4,7 @@ import Foundation
 /// Sets an easy handle up for the network's ``ConnectionOptions`` and the request's own rate
 /// limit: the HTTP version, waiting to multiplex, a Unix domain socket, the rate limits.
 ///
-/// Every option here predates libcurl 7.68.0, the engine's floor (Docs/Engines.md lists each
+/// Every option here predates libcurl 7.68.0, the engine's floor (the Engines article lists each
 /// with its version); the HTTP/2 values of `CURLOPT_HTTP_VERSION` also need a libcurl built with
 /// HTTP/2, which ``CurlFeatures/httpVersionOption(for:)`` checks.
 enum CurlConnectionOptions {

@@ -6,7 +6,8 @@ import CCurl
 /// The curl engine runs on every libcurl from ``minimumVersion`` (7.68.0) on. Where an option
 /// Courier uses is newer than the libcurl loaded, the engine takes the older option that does the
 /// same; this value says which path it takes, so that a log or `courier --version` can show it.
-/// Docs/Engines.md lists every option, info code and function with the version that introduced it.
+/// <doc:Engines#Supported-libcurl-versions> lists every option, info code and function with the
+/// version that introduced it.
 ///
 /// ```swift
 /// if let curl = Network.Engine.curlFeatures {
@@ -46,7 +47,7 @@ public struct CurlFeatures: Sendable, Hashable, CustomStringConvertible {
     public let protocolsOption: String
     /// Whether an easy handle carries one transfer after another (libcurl 8.1.0 and later).
     /// Before 8.1.0 every transfer gets a new one: those versions can write a reply's folded
-    /// header line into the previous transfer's freed memory (curl issue #11101; Docs/Security.md).
+    /// header line into the previous transfer's freed memory (curl issue #11101; <doc:Security#Fuzzing-the-curl-engine>).
     public let reusesEasyHandles: Bool
 
     /// Whether `CURLOPT_PROTOCOLS_STR` and `CURLOPT_REDIR_PROTOCOLS_STR` exist (7.85.0+).

@@ -68,7 +68,7 @@ struct CurlOptionSetter {
         names[option] ?? "CURLoption \(option)"
     }
 
-    /// Every option the engine sets, by number (see CCurl.h and Docs/Engines.md).
+    /// Every option the engine sets, by number (see CCurl.h and Courier.docc/Engines.md).
     private static let names: [Int32: String] = {
         let pairs: [(Int32, String)] = [
             (Int32(CCURLOPT_WRITEDATA), "CURLOPT_WRITEDATA"),

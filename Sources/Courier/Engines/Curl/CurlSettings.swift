@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What the curl engine takes from a `URLSessionConfiguration` (see Docs/Engines.md for the
+/// What the curl engine takes from a `URLSessionConfiguration` (see Courier.docc/Engines.md for the
 /// full list of what each engine honours; `connectionProxyDictionary` is read by ``CurlProxies``),
 /// plus its TLS options and the features of the libcurl it runs on. Cookies are ``SessionCookies``' business, on both engines.
 struct CurlSettings: Sendable {

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// The curl engine: a ``Transport`` over libcurl's multi interface, driven by one ``CurlLoop``
-/// thread per `Network`. See Docs/Engines.md.
+/// thread per `Network`. See Courier.docc/Engines.md.
 final class CurlTransport: Transport {
     let registry: TransferRegistry
     let loop: CurlLoop

@@ -19,7 +19,7 @@ import FoundationNetworking
 /// ``TLSFailure`` says which check failed: ``TLSFailure/untrustedCertificate``,
 /// ``TLSFailure/pinnedKeyMismatch``, ``TLSFailure/unusableClientCertificate``,
 /// ``TLSFailure/unreadableCertificateAuthorities`` or ``TLSFailure/handshakeFailed``. See
-/// Docs/TLS.md.
+/// <doc:TLS>.
 public struct TLSOptions: Sendable, Hashable {
     /// A PEM file of certificate authorities to trust *instead of* the system's (curl's `--cacert`).
     public var certificateAuthorities: URL?

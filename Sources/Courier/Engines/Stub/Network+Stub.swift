@@ -5,7 +5,7 @@ import FoundationNetworking
 
 extension Network {
     /// A network that sends nothing: a ``StubServer``'s rules answer every request. For tests
-    /// of code built on Courier (see Docs/Testing.md).
+    /// of code built on Courier (see <doc:Testing>).
     ///
     /// Everything else is real: the request is built, adapted by the interceptors, queued
     /// behind the concurrency limit, given a deadline, retried, validated and decoded, with

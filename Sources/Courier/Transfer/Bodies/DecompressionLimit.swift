@@ -15,7 +15,7 @@
 /// ```
 ///
 /// Which bodies are decoded, and how the encoded bytes are counted on each engine, is in
-/// Docs/Security.md ("Decompression bombs").
+/// <doc:Security#Decompression-bombs>.
 public struct DecompressionLimit: Sendable, Hashable {
     /// Decoded bytes allowed per encoded byte received, beyond ``minimumSize``. At least 1.
     public var ratio: Int64 {

@@ -21,7 +21,7 @@ import FoundationNetworking
 ///   run on their own queue, the async and blocking consumers on their own threads), and
 ///   because every end of the transfer (cancel, deadline) calls ``release()``, which lets the
 ///   wait go, from a thread that is not the delegate queue. The cost: on URLSession the other
-///   requests of the same `Network` wait too (see Docs/Streaming.md).
+///   requests of the same `Network` wait too (see Courier.docc/Streaming.md).
 ///
 /// Once the head has reached the consumer, a failure is final: a retry would show it a second
 /// head and repeat bytes it already has.
