@@ -122,16 +122,6 @@ extension NetworkError {
 
     /// The HTTP status code this error carries, if it came from a response.
     public var statusCode: Int? { response?.statusCode }
-
-    /// Classifies an error reported by URLSession; see ``TransportFailure`` for what each
-    /// `URLError` means on Linux.
-    static func from(_ error: any Error) -> NetworkError {
-        if let error = error as? NetworkError { return error }
-        guard let urlError = error as? URLError else {
-            return .transport(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error]))
-        }
-        return TransportFailure.classify(urlError)
-    }
 }
 
 extension NetworkError: LocalizedError {

@@ -102,9 +102,10 @@ public struct RetryPolicy: Sendable, Hashable {
             return backoff(afterAttempt: attempts, random: random)
         case let .proxy(failure, urlError) where failure.mayMendItself && retryableErrorCodes.contains(urlError.code.rawValue):
             return backoff(afterAttempt: attempts, random: random)
-        case .timedOut where retryableErrorCodes.contains(URLError.timedOut.rawValue):
-            // Only URLSession's idle timeout arrives here: Courier's own deadline is final.
-            return backoff(afterAttempt: attempts, random: random)
+        case .timedOut:
+            // The request's own deadline, final. (A transport's idle or connect timeout is a
+            // `.transport` error with `URLError.timedOut`, retried above like any transport error.)
+            return nil
         case let .httpStatus(response) where retryableStatusCodes.contains(response.statusCode):
             guard let header = response.headers["Retry-After"] else { return backoff(afterAttempt: attempts, random: random) }
             guard let wait = RetryAfter.seconds(from: header, now: now) else { return backoff(afterAttempt: attempts, random: random) }

@@ -33,7 +33,7 @@ protocol ScheduledTransfer: AnyObject, Sendable {
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
     /// The task is over. `metrics` are the transport's own (curl; URLSession on Apple
     /// platforms); without them the transfer measures what it can itself.
-    func didComplete(error: (any Error)?, metrics: TransferMetrics?)
+    func didComplete(_ outcome: TransportOutcome, metrics: TransferMetrics?)
     func didRejectAuthenticationChallenge()
     /// A redirect of the current attempt: the request to follow it with, or `nil` to stop and
     /// take the redirect response as the answer. `head` is the response as the transport read
