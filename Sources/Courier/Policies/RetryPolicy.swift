@@ -63,8 +63,9 @@ public struct RetryPolicy: Sendable, Hashable {
     /// `408 Request Timeout`, `429 Too Many Requests`, `500`, `502`, `503`, `504`.
     public static let defaultRetryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504]
 
-    /// Timed out, cannot connect, connection lost, unknown host, DNS failure, not connected,
-    /// and Linux's `-1` for a connection closed mid-body.
+    /// Timed out (the transport's idle or connect limit; the request's own deadline,
+    /// ``NetworkError/timedOut``, is never retried), cannot connect, connection lost, unknown
+    /// host, DNS failure, not connected, and Linux's `-1` for a connection closed mid-body.
     public static let defaultRetryableErrorCodes: Set<Int> = [
         URLError.timedOut.rawValue, URLError.cannotConnectToHost.rawValue,
         URLError.networkConnectionLost.rawValue, URLError.cannotFindHost.rawValue,

@@ -151,7 +151,7 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
         }
         var error = error
         // URLSession ends a task whose challenge Courier refused as cancelled; the 401 it
-        // delivered first is the answer (see SessionDelegate).
+        // delivered first is the answer (see the URLSession engine's delegate).
         if rejectedChallenge, case .cancelled? = error, !sink.isWaiting { error = nil }
         if let error {
             return BodyCompletion(outcome: .failed(error, response: nil, retryable: !headDelivered))
