@@ -26,8 +26,8 @@ public final class Network: Sendable {
 
     /// The engine carrying this network's requests: what ``Engine/automatic`` resolved to, or
     /// ``Engine/urlSession`` where the curl engine was asked for but libcurl cannot be loaded
-    /// (or is older than 7.68.0; a warning then goes to stderr once per process).
-    /// Never ``Engine/automatic``.
+    /// (or is older than 7.68.0; a warning then goes to stderr once per process);
+    /// ``Engine/stub`` for `Network(stub:)`. Never ``Engine/automatic``.
     public let engine: Engine
 
     /// Where completion and progress handlers of ``schedule(_:callbackQueue:progress:completion:)``
@@ -81,7 +81,7 @@ public final class Network: Sendable {
                 CurlTransport(configuration: configuration, tls: tls, connection: connection,
                               maximumConcurrentRequests: maximumConcurrentRequests, registry: registry)
             }
-        case .urlSession, .automatic:
+        case .urlSession, .automatic, .stub:   // resolve never returns the last two
             let unsupported = tls.isCustomized ? TLSOptions.unsupportedByURLSession
                 : unusable ?? (connection.isCustomized ? ConnectionOptions.unsupportedByURLSession : nil)
             core = NetworkCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests,
