@@ -1,3 +1,4 @@
+import Courier
 import Dispatch
 import Foundation
 
@@ -19,14 +20,17 @@ import Foundation
 /// one a worker thread starts a moment later, downloads keep their `.partial` file, and the
 /// command exits with 130. Before that (say, while reading `--data @-` from a terminal), and on
 /// a second signal, for when the user has lost patience, the process exits at once with 130.
-final class Interrupts: @unchecked Sendable {  // mutable state is behind its lock; see the properties.
+final class Interrupts: Sendable {
     /// The process's one signal taker; ``start()`` makes it.
     static let shared = Interrupts()
 
-    // `@unchecked` is sound: `interrupted` and `handler` are only touched with `lock` held.
-    private let lock = NSLock()
-    private var interrupted = false
-    private var handler: (@Sendable () -> Void)?
+    /// Whether a signal came, and what the first one does.
+    private struct State {
+        var interrupted = false
+        var handler: (@Sendable () -> Void)?
+    }
+
+    private let state = Locked(State())
 
     /// Called first thing in `main`, before any other thread exists: blocks the signals in the
     /// main thread (and so in every thread started later) and starts the thread that takes them.
@@ -64,12 +68,12 @@ final class Interrupts: @unchecked Sendable {  // mutable state is behind its lo
 
     /// What the first signal does from now on, instead of exiting at once.
     func onInterrupt(_ handler: @escaping @Sendable () -> Void) {
-        lock.withLock { self.handler = handler }
+        state.withLock { $0.handler = handler }
     }
 
     /// Whether a signal has arrived; checked before starting each transfer.
     var isInterrupted: Bool {
-        lock.withLock { interrupted }
+        state.withLock { $0.interrupted }
     }
 
     /// Waits `seconds` (a retry's pause), or less if a signal comes first. Returns `false` when
@@ -88,9 +92,9 @@ final class Interrupts: @unchecked Sendable {  // mutable state is behind its lo
     private let signalled = NSCondition()
 
     private func handleSignal() {
-        let (first, reaction) = lock.withLock { () -> (Bool, (@Sendable () -> Void)?) in
-            defer { interrupted = true }
-            return (!interrupted, handler)
+        let (first, reaction) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
+            defer { state.interrupted = true }
+            return (!state.interrupted, state.handler)
         }
         guard first else {
             Console.shared.message("interrupted again; stopping now")

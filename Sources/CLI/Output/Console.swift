@@ -8,13 +8,13 @@ import Darwin
 
 /// stdout and stderr, written with `write(2)` (no buffering to flush before `exit`), under one
 /// lock so that progress redraws and messages from several threads never interleave mid-line.
-final class Console: @unchecked Sendable {  // writes are under its lock.
-    // `@unchecked` is sound: the stored properties are constants; writes are serialised by `lock`.
+final class Console: Sendable {
     static let shared = Console()
 
     let stdoutIsTerminal: Bool
     let stderrIsTerminal: Bool
-    private let lock = NSLock()
+    /// Serialises the writes (it guards no state: the descriptors are the process's).
+    private let lock = Locked(())
 
     init(stdoutIsTerminal: Bool = isatty(STDOUT_FILENO) != 0, stderrIsTerminal: Bool = isatty(STDERR_FILENO) != 0) {
         self.stdoutIsTerminal = stdoutIsTerminal
@@ -24,7 +24,7 @@ final class Console: @unchecked Sendable {  // writes are under its lock.
     /// Writes body bytes to stdout.
     /// - Throws: ``Failure`` with ``ExitCode/writeError`` when stdout is closed or full.
     func writeOut(_ data: Data) throws(Failure) {
-        let failure = lock.withLock { PartialFile.writeAll(data, to: STDOUT_FILENO) }
+        let failure = lock.withLock { _ in PartialFile.writeAll(data, to: STDOUT_FILENO) }
         if let failure {
             throw Failure(.writeError, "cannot write to stdout: \(String(cString: strerror(failure.code.rawValue)))")
         }
@@ -32,7 +32,7 @@ final class Console: @unchecked Sendable {  // writes are under its lock.
 
     /// Writes to stderr; a failure to report on stderr cannot itself be reported, so it is ignored.
     func writeError(_ data: Data) {
-        lock.withLock { _ = PartialFile.writeAll(data, to: STDERR_FILENO) }
+        lock.withLock { _ in _ = PartialFile.writeAll(data, to: STDERR_FILENO) }
     }
 
     /// `courier: <text>` on its own line of stderr. On a terminal the line is cleared first, so

@@ -44,6 +44,39 @@ extension Network {
 }
 
 extension Network {
+    /// Runs a request and returns its output with the response it came in: status, headers,
+    /// final URL, HTTP version and metrics (``Response``). The same as
+    /// ``response(for:progress:)-2f8cw`` with ``NetworkRequest/withResponse()``, which the
+    /// callback and blocking conventions use for the same result.
+    ///
+    /// ```swift
+    /// let page = try await network.send(Request<Data>.get(url))
+    /// print(page.statusCode, page.headers["ETag"] ?? "", page.value.count)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - request: What to send and how to read the answer.
+    ///   - progress: Progress events, in order, on a private serial queue.
+    /// - Returns: The request's output and the response head (its body left out).
+    /// - Throws: A ``NetworkError`` (or the request's converted error), or `CancellationError`.
+    public func send<R: NetworkRequest>(
+        _ request: R,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> Response<R.Output> where R.Output: Sendable {
+        try await response(for: request.withResponse(), progress: progress)
+    }
+
+    /// ``send(_:progress:)-8zzf2`` for a request whose output is not `Sendable`: the response is
+    /// returned `sending`, the caller's alone (see ``response(for:progress:)-3w6i0``).
+    public func send<R: NetworkRequest>(
+        _ request: R,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> sending Response<R.Output> {
+        try await response(for: request.withResponse(), progress: progress)
+    }
+}
+
+extension Network {
     /// Downloads to a file; the async form of ``download(_:to:options:callbackQueue:progress:completion:)``.
     /// Cancelling the calling `Task` cancels the download (keeping the partial file for a resume)
     /// and throws `CancellationError`.

@@ -20,6 +20,12 @@ extension Network {
         /// (``Network/engine`` tells, ``curlUnavailableReason`` says why, and a warning goes to
         /// stderr once per process).
         case curl
+        /// No network at all: a ``StubServer`` or a closure answers every request
+        /// (`Network(stub:)`, see <doc:Testing>), through all of Courier's own code. Only those
+        /// initializers make a network on this engine; given to
+        /// ``Network/init(configuration:callbackQueue:maximumConcurrentRequests:engine:tls:connection:)``
+        /// it is taken as ``automatic``, since that initializer has nothing to answer with.
+        case stub
 
         /// The version line of the libcurl the curl engine uses, or `nil` if it cannot be loaded.
         public static var curlVersion: String? { CurlLibrary.version }
@@ -33,7 +39,8 @@ extension Network {
 
         /// The engine a `Network` created with this choice uses here (its ``Network/engine``):
         /// `COURIER_ENGINE` and the platform decide ``automatic``, and ``curl`` is
-        /// ``urlSession`` where libcurl cannot be loaded. Never ``automatic``.
+        /// ``urlSession`` where libcurl cannot be loaded, and ``stub`` is taken as ``automatic``
+        /// (only `Network(stub:)` makes a stub network). Never ``automatic``.
         public var resolved: Engine { Self.resolve(self) }
 
         /// The engine a `Network` asked for `requested` gets: never ``automatic``.
@@ -46,7 +53,7 @@ extension Network {
         /// What `requested` asks for before libcurl is looked at: ``automatic`` decided by
         /// `COURIER_ENGINE` and the platform.
         static func preferred(_ requested: Engine, environment: [String: String] = ProcessInfo.processInfo.environment) -> Engine {
-            guard requested == .automatic else { return requested }
+            guard requested == .automatic || requested == .stub else { return requested }
             switch environment["COURIER_ENGINE"]?.lowercased() {
             case "curl"?: return .curl
             case "urlsession"?: return .urlSession

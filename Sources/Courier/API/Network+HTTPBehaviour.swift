@@ -26,7 +26,7 @@ extension Network {
     }
 
     /// Whether requests follow redirects (`301`, `302`, `303`, `307`, `308` with a `Location`).
-    /// Thread-safe; applies to redirects met afterwards. Default: `true`, up to
+    /// Thread-safe; applies to requests scheduled afterwards. Default: `true`, up to
     /// ``maximumRedirects``, by the rules of `RedirectPolicy` (<doc:Resilience#Redirects>).
     ///
     /// `false` makes the redirect response itself the answer, on both engines, as curl without

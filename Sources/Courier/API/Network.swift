@@ -26,8 +26,8 @@ public final class Network: Sendable {
 
     /// The engine carrying this network's requests: what ``Engine/automatic`` resolved to, or
     /// ``Engine/urlSession`` where the curl engine was asked for but libcurl cannot be loaded
-    /// (or is older than 7.68.0; a warning then goes to stderr once per process).
-    /// Never ``Engine/automatic``.
+    /// (or is older than 7.68.0; a warning then goes to stderr once per process);
+    /// ``Engine/stub`` for `Network(stub:)`. Never ``Engine/automatic``.
     public let engine: Engine
 
     /// Where completion and progress handlers of ``schedule(_:callbackQueue:progress:completion:)``
@@ -133,13 +133,17 @@ public final class Network: Sendable {
         set { core.defaults.withLock { $0 = newValue } }
     }
 
-    /// Interceptors run, in order, on every attempt of every request. Thread-safe.
+    /// Interceptors run, in order, on every attempt of every request. Thread-safe; applies to
+    /// requests scheduled afterwards: a request keeps the interceptors it was scheduled with for
+    /// all its attempts (see <doc:Resilience>).
     public var interceptors: [any RequestInterceptor] {
         get { core.interceptors.withLock { $0 } }
         set { core.interceptors.withLock { $0 = newValue } }
     }
 
-    /// Observers told about every attempt, response, retry and failure. Thread-safe.
+    /// Observers told about every attempt, response, retry and failure. Thread-safe; applies to
+    /// requests scheduled afterwards: an observer hears every event of the requests scheduled
+    /// while it was set, from the first `willSend` to the end, and none of the others'.
     public var observers: [any NetworkObserver] {
         get { core.observerList.withLock { $0 } }
         set { core.observerList.withLock { $0 = newValue } }
@@ -147,7 +151,8 @@ public final class Network: Sendable {
 
     /// The largest body, in bytes, an in-memory request accepts; a larger one fails with
     /// ``NetworkError/responseTooLarge(_:)`` as soon as it is announced or reached, instead of
-    /// exhausting memory. Downloads to disk are not limited. Default: 100 MB. Thread-safe.
+    /// exhausting memory. Downloads to disk are not limited. Default: 100 MB. Thread-safe;
+    /// applies to requests scheduled afterwards.
     public var maximumResponseSize: Int64 {
         get { core.maximumResponseSize.withLock { $0 } }
         set { core.maximumResponseSize.withLock { $0 = max(0, newValue) } }
@@ -164,7 +169,8 @@ public final class Network: Sendable {
     }
 
     /// How many redirects a request follows before failing with
-    /// ``NetworkError/tooManyRedirects(_:)``. Default: 10. Thread-safe.
+    /// ``NetworkError/tooManyRedirects(_:)``. Default: 10. Thread-safe; applies to requests
+    /// scheduled afterwards.
     public var maximumRedirects: Int {
         get { core.maximumRedirects.withLock { $0 } }
         set { core.maximumRedirects.withLock { $0 = max(0, newValue) } }

@@ -32,10 +32,6 @@ public struct NetworkRequestHeaderField: Sendable, Hashable {
     /// `Accept-Charset: utf-8`.
     public static let acceptCharsetUTF8 = NetworkRequestHeaderField(name: "Accept-Charset", value: "utf-8")
 
-    /// `Content-Type: application/json`, under its older HPNetwork name.
-    @available(*, deprecated, renamed: "contentTypeJSON")
-    public static var json: NetworkRequestHeaderField { contentTypeJSON }
-
     /// `Music-User-Token: <token>`, for Apple Music's API.
     public static func musicUserToken(_ userToken: String) -> NetworkRequestHeaderField {
         NetworkRequestHeaderField(name: "Music-User-Token", value: userToken)

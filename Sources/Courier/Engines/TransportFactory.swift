@@ -19,7 +19,7 @@ extension Network.Engine {
                 CurlTransport(configuration: configuration, tls: tls, connection: connection,
                               maximumConcurrentRequests: maximumConcurrentRequests, registry: registry)
             }
-        case .urlSession, .automatic:
+        case .urlSession, .automatic, .stub:   // resolve never returns the last two
             let unsupported = tls.isCustomized ? TLSOptions.unsupportedByURLSession
                 : unusable ?? (connection.isCustomized ? ConnectionOptions.unsupportedByURLSession : nil)
             // URLSession would choose cookies wrongly: Courier takes them over (SessionCookies).

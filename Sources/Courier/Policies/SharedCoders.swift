@@ -25,26 +25,15 @@ struct SharedCoders: Sendable {
 
 /// A request run with its network's coders bound (see ``SharedCoders``) while its own code runs:
 /// building the `URLRequest` (which encodes the body), validating, producing the output and
-/// converting errors. Everything else is the base request's.
+/// converting errors. Everything else is the base request's (see ``ForwardingRequest``).
 ///
 /// `NetworkCore` wraps every request it is given in one, so the transfers themselves know
 /// nothing about coders.
-struct CodingScopedRequest<Base: NetworkRequest>: NetworkRequest {
+struct CodingScopedRequest<Base: NetworkRequest>: ForwardingRequest {
     typealias Output = Base.Output
 
     let base: Base
     let coders: SharedCoders
-
-    func makeURL() throws -> URL { try base.makeURL() }
-    var method: HTTPMethod { base.method }
-    var headers: [String: String] { base.headers }
-    var body: RequestBody? { base.body }
-    var authentication: Authentication? { base.authentication }
-    var timeout: TimeInterval { base.timeout }
-    var retryPolicy: RetryPolicy? { base.retryPolicy }
-    var rateLimit: RateLimit? { base.rateLimit }
-    var acceptedStatusCodes: Set<Int> { base.acceptedStatusCodes }
-    var acceptedContentTypes: [String]? { base.acceptedContentTypes }
 
     func makeURLRequest() throws -> URLRequest {
         try SharedCoders.$current.withValue(coders) { try base.makeURLRequest() }

@@ -91,7 +91,7 @@ extension NetworkRequest {
 /// let user = try await request.response(on: network)
 /// print(user.value.name, user.statusCode)
 /// ```
-public struct RequestWithResponse<Base: NetworkRequest>: NetworkRequest {
+public struct RequestWithResponse<Base: NetworkRequest>: ForwardingRequest {
     /// The output type: the base request's output with the response head.
     ///
     /// ```swift
@@ -99,7 +99,7 @@ public struct RequestWithResponse<Base: NetworkRequest>: NetworkRequest {
     /// ```
     public typealias Output = Response<Base.Output>
 
-    /// The request this one runs.
+    /// The request this one runs; every member but the output is its (see ``ForwardingRequest``).
     ///
     /// ```swift
     /// let id = GetUser(id: 1).withResponse().base.id   // 1
@@ -113,93 +113,6 @@ public struct RequestWithResponse<Base: NetworkRequest>: NetworkRequest {
     /// ```
     public init(base: Base) {
         self.base = base
-    }
-
-    /// The base request's URL.
-    ///
-    /// ```swift
-    /// let url = try GetUser(id: 1).withResponse().makeURL()   // the same as GetUser(id: 1).makeURL()
-    /// ```
-    public func makeURL() throws -> URL { try base.makeURL() }
-    /// The base request's method.
-    ///
-    /// ```swift
-    /// let method = DeleteUser(id: 1).withResponse().method   // .delete, as DeleteUser says
-    /// ```
-    public var method: HTTPMethod { base.method }
-    /// The base request's headers.
-    ///
-    /// ```swift
-    /// let headers = GetUser(id: 1).withResponse().headers   // GetUser(id: 1).headers
-    /// ```
-    public var headers: [String: String] { base.headers }
-    /// The base request's body.
-    ///
-    /// ```swift
-    /// let body = CreateUser(user).withResponse().body   // CreateUser(user).body
-    /// ```
-    public var body: RequestBody? { base.body }
-    /// The base request's credentials.
-    ///
-    /// ```swift
-    /// let credentials = GetUser(id: 1).withResponse().authentication   // GetUser's
-    /// ```
-    public var authentication: Authentication? { base.authentication }
-    /// The base request's deadline.
-    ///
-    /// ```swift
-    /// let seconds = GetUser(id: 1).withResponse().timeout   // GetUser(id: 1).timeout
-    /// ```
-    public var timeout: TimeInterval { base.timeout }
-    /// The base request's retry policy.
-    ///
-    /// ```swift
-    /// let policy = GetUser(id: 1).withResponse().retryPolicy   // GetUser's, or nil for the network's
-    /// ```
-    public var retryPolicy: RetryPolicy? { base.retryPolicy }
-    /// The base request's rate limit.
-    ///
-    /// ```swift
-    /// let limit = GetUser(id: 1).withResponse().rateLimit   // GetUser(id: 1).rateLimit
-    /// ```
-    public var rateLimit: RateLimit? { base.rateLimit }
-    /// The base request's accepted statuses.
-    ///
-    /// ```swift
-    /// let statuses = GetFeed().withResponse().acceptedStatusCodes   // GetFeed().acceptedStatusCodes
-    /// ```
-    public var acceptedStatusCodes: Set<Int> { base.acceptedStatusCodes }
-    /// The base request's accepted media types.
-    ///
-    /// ```swift
-    /// let types = GetFeed().withResponse().acceptedContentTypes   // GetFeed().acceptedContentTypes
-    /// ```
-    public var acceptedContentTypes: [String]? { base.acceptedContentTypes }
-    /// The base request's callback queue, if it chose one (HPNetwork's `finishingQueue`).
-    ///
-    /// ```swift
-    /// let queue = GetUser(id: 1).withResponse().finishingQueue   // GetUser(id: 1).finishingQueue
-    /// ```
-    public var finishingQueue: DispatchQueue { base.finishingQueue }
-    /// The base request's `URLRequest`.
-    ///
-    /// ```swift
-    /// let urlRequest = try GetUser(id: 1).withResponse().makeURLRequest()   // GetUser(id: 1).makeURLRequest()
-    /// ```
-    public func makeURLRequest() throws -> URLRequest { try base.makeURLRequest() }
-    /// The base request's validation.
-    ///
-    /// ```swift
-    /// try GetUser(id: 1).withResponse().validate(response)   // throws what GetUser's validate throws
-    /// ```
-    public func validate(_ response: HTTPResponse) throws { try base.validate(response) }
-    /// The base request's error conversion.
-    ///
-    /// ```swift
-    /// let error = GetUser(id: 1).withResponse().convertError(.timedOut, response: nil)   // GetUser's conversion
-    /// ```
-    public func convertError(_ error: NetworkError, response: HTTPResponse?) -> any Error {
-        base.convertError(error, response: response)
     }
 
     /// The base request's output, with the response head (its body left out).

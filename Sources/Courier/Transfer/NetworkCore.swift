@@ -62,8 +62,6 @@ final class NetworkCore: Sendable {
     /// choose them wrongly (see ``SessionCookies``); `nil` when URLSession does it.
     let sessionCookies: SessionCookies?
 
-    var observers: [any NetworkObserver] { observerList.withLock { $0 } }
-
     func nextTransferID() -> UInt64 {
         transferIDs.withLock { id in
             id += 1
@@ -101,11 +99,11 @@ final class NetworkCore: Sendable {
         }
     }
 
-    /// Runs the interceptors' `adapt`, off the caller's thread when there are any, and then
+    /// Runs `interceptors`' `adapt` (the transfer's, from when it was scheduled), off the caller's thread when there are any, and then
     /// ``finalize(_:)``: every attempt's request passes here last before it is queued.
-    func adapt(_ request: URLRequest, context: RequestContext,
+    func adapt(_ request: URLRequest, interceptors: [any RequestInterceptor], context: RequestContext,
                completion: @escaping @Sendable (Result<URLRequest, NetworkError>) -> Void) {
-        let chain = InterceptorChain(interceptors: interceptors.withLock { $0 })
+        let chain = InterceptorChain(interceptors: interceptors)
         guard !chain.interceptors.isEmpty else { return completion(Self.finalize(request)) }
         workQueue.async {
             chain.adapt(request, context: context) { completion($0.flatMap(Self.finalize)) }
@@ -128,10 +126,11 @@ final class NetworkCore: Sendable {
 
     /// Asks the interceptors, then `policy`, how long to wait before another attempt (`nil`: none).
     func retryDelay(for request: URLRequest, error: NetworkError, response: HTTPResponse?, context: RequestContext,
-                    policy: RetryPolicy, completion: @escaping @Sendable (TimeInterval?) -> Void) {
+                    policy: RetryPolicy, interceptors: [any RequestInterceptor],
+                    completion: @escaping @Sendable (TimeInterval?) -> Void) {
         let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
         let byPolicy: @Sendable () -> TimeInterval? = { policy.delay(afterAttempt: context.attempt, method: method, error: error) }
-        let chain = InterceptorChain(interceptors: interceptors.withLock { $0 })
+        let chain = InterceptorChain(interceptors: interceptors)
         guard !chain.interceptors.isEmpty else { return completion(byPolicy()) }
         workQueue.async {
             chain.retry(request, error: error, response: response, context: context) { decision in

@@ -30,7 +30,9 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     private let id: UInt64
     private let timeout: TimeInterval
     private let retryPolicy: RetryPolicy
-    let decompressesResponses: Bool
+    /// The network's settings when the transfer was scheduled (see ``TransferSettings``).
+    private let settings: TransferSettings
+    var decompressesResponses: Bool { settings.decompressesResponses }
     /// The request's own rate limit, handed to each task (see ``NetworkRequest/rateLimit``).
     private let rateLimit: RateLimit?
     /// The request as built and completed with the Network's defaults, before interceptors.
@@ -41,8 +43,6 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// Not for the blocking and async bridges: a blocking call made on that very queue would
     /// otherwise wait for itself.
     private let requestCodeQueue: DispatchQueue?
-    /// How far a decoded body may inflate (``Network/decompressionLimit`` when it was scheduled).
-    private let decompressionLimit: DecompressionLimit
 
     private typealias State = TransferState
 
@@ -55,14 +55,14 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         self.core = core
         self.id = core.nextTransferID()
         self.timeout = request.timeout
-        self.retryPolicy = request.retryPolicy ?? core.retryPolicy.withLock { $0 }
-        self.decompressesResponses = core.decompressesResponses.withLock { $0 }
+        let settings = core.settingsSnapshot()
+        self.settings = settings
+        self.retryPolicy = request.retryPolicy ?? settings.retryPolicy
         self.rateLimit = request.rateLimit
         self.baseRequest = baseRequest
         self.body = body
         self.delivery = delivery
         self.requestCodeQueue = delivery.isImmediate ? nil : core.requestCodeQueue
-        self.decompressionLimit = core.decompressionLimit.withLock { $0 }
     }
 
     var startsOffThread: Bool { body.startsOffThread }
@@ -137,11 +137,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             // consumer, a download's file), as curl -L --max-redirs writes none of it. The
             // observers still see it, as the response the transfer ended on.
             let context = self.context
-            core.observers.forEach { $0.didReceive(head, context: context) }
+            settings.observers.forEach { $0.didReceive(head, context: context) }
             end(with: .tooManyRedirects(head))
             return
         }
-        let decoding = DecompressionGuard(head: head, limit: decompressionLimit)
+        let decoding = DecompressionGuard(head: head, limit: settings.decompressionLimit)
         state.withLock { $0.decoding = decoding }
         apply(body.didReceive(head: head))
     }
@@ -210,7 +210,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             SessionMetrics.measured(from: $0, headArrived: clock.headArrived, end: .now(), failed: error != nil)
         }
         if let metrics {
-            let observers = core.observers
+            let observers = settings.observers
             if !observers.isEmpty {
                 let context = self.context
                 observers.forEach { $0.didFinishCollecting(metrics, context: context) }
@@ -221,7 +221,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         if let progress = completion.progress { delivery.report(progress, force: true) }
         if let observed = completion.observed {
             let context = self.context
-            core.observers.forEach { $0.didReceive(observed, context: context) }
+            settings.observers.forEach { $0.didReceive(observed, context: context) }
         }
         conclude(completion.outcome)
     }
@@ -231,7 +231,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         // Before the next request is made, so that it carries what this response set.
         if let cookies = core.sessionCookies, let url = response.url { cookies.store(from: head.headers, for: url) }
         // Not following (Network.followsRedirects): the redirect is the response, on both engines.
-        guard core.followsRedirects.withLock({ $0 }) else { return nil }
+        guard settings.followsRedirects else { return nil }
         if let scheme = RedirectPolicy.refusedScheme(of: response, proposed: proposed) {
             // Not followed, and the task left to end by itself: cancelling it here, inside
             // URLSession's redirect callback, raced FoundationNetworking's own bookkeeping
@@ -239,7 +239,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             state.withLock { $0.refusedRedirect = .unsupportedRedirect(scheme, head) }
             return nil
         }
-        let limit = core.maximumRedirects.withLock { $0 }
+        let limit = settings.maximumRedirects
         let (follow, original) = state.withLock { state -> (Bool, URLRequest?) in
             let follow = state.lifecycle.redirected(maximum: limit)
             if !follow { state.redirectLimitHit = head }
@@ -249,7 +249,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         var next = RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original)
         if let cookies = core.sessionCookies { next = cookies.applying(to: next) }
         let context = self.context
-        let observers = core.observers
+        let observers = settings.observers
         observers.forEach { $0.didRedirect(head, to: next, context: context) }
         if RedirectPolicy.mustReplayBody(response, previous ?? original, bodyFromFile: body.uploadsFromFile) {
             // FoundationNetworking would re-send this without its body: stop its redirect here
@@ -299,7 +299,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         if let progress = step.progress { delivery.report(progress, force: step.forceProgress) }
         if let observed = step.observed {
             let context = self.context
-            core.observers.forEach { $0.didReceive(observed, context: context) }
+            settings.observers.forEach { $0.didReceive(observed, context: context) }
         }
         if let error = step.abort { end(with: error) }
     }
@@ -332,7 +332,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             break
         case let .adapt(attempt):
             guard case let .success(request) = baseRequest else { return }
-            core.adapt(request, context: context(attempt: attempt, url: request.url)) { [self] result in
+            core.adapt(request, interceptors: settings.interceptors, context: context(attempt: attempt, url: request.url)) { [self] result in
                 handle { $0.adapted(result) }
             }
         case .enqueue:
@@ -344,7 +344,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         case let .resume(task, _):
             let context = self.context
             if let request = state.withLock({ $0.sending }) {
-                core.observers.forEach { $0.willSend(request, context: context) }
+                settings.observers.forEach { $0.willSend(request, context: context) }
             }
             task.resume()
         case let .discard(task):
@@ -352,13 +352,14 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             core.transport.cancel(task)
         case let .askRetry(error, response, request, attempt):
             let context = context(attempt: attempt, url: request.url)
-            core.retryDelay(for: request, error: error, response: response, context: context, policy: retryPolicy) { [self] delay in
+            core.retryDelay(for: request, error: error, response: response, context: context, policy: retryPolicy,
+                           interceptors: settings.interceptors) { [self] delay in
                 handle { $0.retryDecided(delay: delay) }
             }
         case let .backOff(delay, error, attempt):
             core.requestQueue.release()
             let context = self.context(attempt: attempt, url: state.withLock { $0.lifecycle.request?.url })
-            core.observers.forEach { $0.didRetry(after: error, delay: delay, context: context) }
+            settings.observers.forEach { $0.didRetry(after: error, delay: delay, context: context) }
             let timer = makeTimer(after: delay) { $0.handle { $0.backoffElapsed() } }
             let armed = state.withLock { state -> Bool in
                 guard case .backingOff = state.lifecycle.phase else { return false }
@@ -431,7 +432,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             delivery.complete(commit())
         case let .failure(error, response):
             let context = self.context
-            core.observers.forEach { $0.didFail(error, context: context) }
+            settings.observers.forEach { $0.didFail(error, context: context) }
             let body = self.body
             let delivery = self.delivery
             if let requestCodeQueue {

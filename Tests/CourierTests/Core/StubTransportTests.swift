@@ -13,6 +13,14 @@ final class StubTransportTests: XCTestCase {
         return network
     }
 
+    func testAStubNetworkSaysItIsOne() {
+        XCTAssertEqual(stubNetwork { _ in StubResponse() }.engine, .stub)
+        XCTAssertEqual(Network(stub: StubServer(), callbackQueue: DispatchQueue(label: "test.stub")).engine, .stub)
+        // Asked of the general initializer, which has nothing to answer with, it means automatic.
+        XCTAssertEqual(Network.Engine.stub.resolved, Network.Engine.automatic.resolved)
+        XCTAssertEqual(Network(engine: .stub).engine, Network.Engine.automatic.resolved)
+    }
+
     func testAnswersGoThroughValidationAndDecoding() throws {
         let network = stubNetwork { request in
             switch request.url?.path {

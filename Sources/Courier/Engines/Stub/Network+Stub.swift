@@ -39,6 +39,6 @@ extension Network {
                              callbackQueue: DispatchQueue, maximumConcurrentRequests: Int) {
         self.init(core: NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests) { registry, delegateQueue in
             StubTransport(answer: answer, registry: registry, delegateQueue: delegateQueue)
-        }, engine: .urlSession, callbackQueue: callbackQueue)
+        }, engine: .stub, callbackQueue: callbackQueue)
     }
 }
