@@ -11,11 +11,14 @@ import FoundationNetworking
 /// observers, completions) ever runs while the state is locked, and the machine itself can be
 /// tested without sockets, threads or timers.
 ///
-/// **Exactly once.** Only three transitions reach an end (`finished` or `cancelled`), and each
-/// returns the one ``Action/end(_:)`` of the transfer. In an ended state every event returns
-/// ``Action/none`` — or, for a slot or a task that arrives too late, the action that gives it
-/// back — so whatever races (a cancel against a completion, the deadline against a retry), one
-/// delivery comes out.
+/// **Exactly once.** Every transition that reaches an end (`finished` or `cancelled`) goes
+/// through the one private `end(_:)`, which returns the one ``Action/end(_:)`` of the transfer.
+/// In an ended state every event returns ``Action/none`` — or, for a slot or a task that arrives
+/// too late, the action that gives it back — so whatever races (a cancel against a completion,
+/// the deadline against a retry), one delivery comes out.
+///
+/// **Redirects** are a sub-state of ``Phase/running(_:redirect:)`` (``RedirectState``): what the
+/// current task's redirect came to decides where its head, its body and its end go.
 ///
 /// `Task` is the transport task type (`any TransportTask` in the library; a plain class in tests).
 struct TransferLifecycle<Task> {
@@ -28,8 +31,9 @@ struct TransferLifecycle<Task> {
         case queued
         /// Holds a slot; the transport task is being made.
         case starting
-        /// Holds a slot; the transport task is in flight.
-        case running(Task)
+        /// Holds a slot; the transport task is in flight. `redirect` is what the redirect it met,
+        /// if any, came to.
+        case running(Task, redirect: RedirectState)
         /// Holds a slot; the task is over and its outcome is being judged (validated, decoded,
         /// or put to the retry policy).
         case processing
@@ -39,6 +43,42 @@ struct TransferLifecycle<Task> {
         case finished
         /// Ended by a cancel.
         case cancelled
+    }
+
+    /// What a redirect the current task met came to. A task meets at most one it does not let
+    /// the transport follow: it ends after that one.
+    enum RedirectState {
+        /// None met, or each followed by the transport.
+        case none
+        /// A `307`/`308` of a request with a body, which Courier follows itself with a new task
+        /// once this one is over (FoundationNetworking would drop the body): this task's head and
+        /// body are nobody's answer.
+        case followAfterTask(URLRequest)
+        /// A redirect to a scheme Courier refuses: the attempt fails with this once the task is over.
+        case refused(NetworkError)
+        /// The redirect left unfollowed at the limit (its head): the attempt fails with
+        /// ``NetworkError/tooManyRedirects(_:)``.
+        case limitReached(HTTPResponse)
+    }
+
+    /// A redirect the current task met, as the redirect policy judged it (see
+    /// ``redirectMet(_:maximum:)``).
+    enum RedirectProposal {
+        /// To a scheme Courier does not follow: `error` says which.
+        case refused(NetworkError)
+        /// To be followed with `next`, which must be sent by a new task when `replaysBody`
+        /// (see ``RedirectState/followAfterTask(_:)``).
+        case follow(URLRequest, head: HTTPResponse, replaysBody: Bool)
+    }
+
+    /// Where a response head of the current task goes (see ``headRoute``).
+    enum HeadRoute {
+        /// To the body: it is the attempt's answer.
+        case body
+        /// Nowhere: it belongs to a redirect Courier follows itself.
+        case skip
+        /// It is the redirect left unfollowed at the limit: end the transfer with it.
+        case redirectLimitReached
     }
 
     /// What the owner must do after an event.
@@ -65,6 +105,15 @@ struct TransferLifecycle<Task> {
         case askRetry(NetworkError, response: HTTPResponse?, request: URLRequest, attempt: Int)
         /// Wait `delay` seconds, then report ``backoffElapsed()``. The slot is handed back now.
         case backOff(delay: TimeInterval, after: NetworkError, attempt: Int)
+        /// Tell the observers of the redirect, and follow it: the transport goes on with `next`
+        /// (`byTransport`), or Courier does once the task is over (``followRedirect(_:)``).
+        case redirect(URLRequest, byTransport: Bool)
+        /// The task is over and was a redirect Courier follows itself: drop what the body
+        /// received and make a new task for `next` on the start queue (``restart(with:)``).
+        case followRedirect(URLRequest)
+        /// The task is over: hand its outcome to the body and judge it. `redirectLimitHit` is
+        /// the redirect it stopped at, at the limit, if any.
+        case judge(redirectLimitHit: HTTPResponse?)
         /// The transfer has ended: clean up and deliver. Returned once per transfer.
         case end(Ending)
     }
@@ -143,7 +192,7 @@ struct TransferLifecycle<Task> {
     /// The transport task for the current attempt exists (not yet resumed).
     mutating func taskCreated(_ task: Task) -> Action {
         guard case .starting = phase else { return .discard(task) }
-        phase = .running(task)
+        phase = .running(task, redirect: .none)
         defer { deadlineArmed = true }
         return .resume(task, armDeadline: !deadlineArmed)
     }
@@ -154,18 +203,57 @@ struct TransferLifecycle<Task> {
         return end(.failure(error, response: nil))
     }
 
-    /// A redirect of the current attempt: whether it may be followed (`maximum` not reached).
-    mutating func redirected(maximum: Int) -> Bool {
-        guard case .running = phase else { return false }
-        redirects += 1
-        return redirects <= maximum
+    /// The current task met a redirect (the network follows redirects). Followed while the
+    /// attempt's redirects stay within `maximum`; ``Action/none`` tells the transport to stop
+    /// there, the redirect response then ending its task.
+    mutating func redirectMet(_ proposal: RedirectProposal, maximum: Int) -> Action {
+        guard case let .running(task, .none) = phase else { return .none }
+        switch proposal {
+        case let .refused(error):
+            phase = .running(task, redirect: .refused(error))
+            return .none
+        case let .follow(next, head, replaysBody):
+            redirects += 1
+            guard redirects <= maximum else {
+                phase = .running(task, redirect: .limitReached(head))
+                return .none
+            }
+            if replaysBody { phase = .running(task, redirect: .followAfterTask(next)) }
+            return .redirect(next, byTransport: !replaysBody)
+        }
     }
 
-    /// The transport task is over (its last event has arrived); its outcome is being judged.
-    mutating func taskCompleted() -> Action {
-        guard case .running = phase else { return .none }
+    /// Where a response head of the current task goes, by what its redirect came to.
+    var headRoute: HeadRoute {
+        guard case let .running(_, redirect) = phase else { return .body }
+        switch redirect {
+        case .none, .refused: return .body
+        case .followAfterTask: return .skip
+        case .limitReached: return .redirectLimitReached
+        }
+    }
+
+    /// Whether the current task's body is dropped unread (a redirect Courier follows itself).
+    var skipsBody: Bool {
+        if case .running(_, .followAfterTask) = phase { return true }
+        return false
+    }
+
+    /// The transport task is over (its last event has arrived), `failed` or not: a redirect
+    /// Courier follows is followed, a refused one fails the attempt, anything else is judged.
+    mutating func taskCompleted(failed: Bool) -> Action {
+        guard case let .running(_, redirect) = phase else { return .none }
         phase = .processing
-        return .none
+        switch redirect {
+        case let .refused(error):
+            return end(.failure(error, response: error.response))
+        case let .followAfterTask(next) where !failed:
+            return .followRedirect(next)
+        case let .limitReached(head):
+            return .judge(redirectLimitHit: head)
+        case .none, .followAfterTask:
+            return .judge(redirectLimitHit: nil)
+        }
     }
 
     /// The same attempt goes on with a new task: a redirect Courier follows itself (`request`
@@ -254,7 +342,7 @@ struct TransferLifecycle<Task> {
         case .finished, .cancelled: return .none
         case .idle, .adapting, .queued, .backingOff: (task, heldSlot) = (nil, false)
         case .starting, .processing: (task, heldSlot) = (nil, true)
-        case let .running(running): (task, heldSlot) = (running, true)
+        case let .running(running, _): (task, heldSlot) = (running, true)
         }
         let ending = Ending(outcome: outcome, taskToCancel: task, heldSlot: heldSlot)
         phase = ending.wasCancelled ? .cancelled : .finished

@@ -95,12 +95,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     func start() -> Bool {
         let action = event { state in
             let action = state.lifecycle.slotGranted()
-            if case .makeTask = action {
-                state.pendingRedirect = nil
-                state.refusedRedirect = nil
-                state.redirectLimitHit = nil
-                state.clock = AttemptClock()
-            }
+            if case .makeTask = action { state.clock = AttemptClock() }
             return action
         }
         if case .releaseSlot = action { return false }
@@ -122,16 +117,18 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             return
         }
         let measures = !core.transport.measuresTransfers
-        let (pendingRedirect, limitHit) = state.withLock { state in
+        let route = state.withLock { state in
             if measures { state.clock.headArrived = .now() }
-            return (state.pendingRedirect != nil, state.redirectLimitHit != nil)
+            return state.lifecycle.headRoute
         }
-        if pendingRedirect {
+        switch route {
+        case .body:
+            break
+        case .skip:
             // The 307 or 308 Courier follows itself once this task is over (see redirect): its
             // head and body are nobody's answer, and a stream or a download must not see them.
             return
-        }
-        if limitHit {
+        case .redirectLimitReached:
             // The redirect left unfollowed at the limit (both engines ask `redirect` before
             // handing its head on). It is no answer: its body is nobody's output (a stream's
             // consumer, a download's file), as curl -L --max-redirs writes none of it. The
@@ -162,7 +159,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         let (skipped, guarded, exceeded) = state.withLock { state -> (Bool, Bool, NetworkError?) in
             // The 307 or 308 Courier follows itself once this task is over (see redirect): its
             // body is nobody's, and is dropped unread.
-            if state.pendingRedirect != nil { return (true, false, nil) }
+            if state.lifecycle.skipsBody { return (true, false, nil) }
             guard let decoding = state.decoding else { return (false, false, nil) }
             if let error = decoding.check(count, encoded: encodedBytes) { return (false, true, error) }
             state.decoding?.taken(count)
@@ -189,21 +186,22 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     func didComplete(_ outcome: TransportOutcome, metrics reported: TransferMetrics?) {
-        let (pendingRedirect, redirectLimitHit, refusedRedirect, clock) = state.withLock { state in
-            _ = state.lifecycle.taskCompleted()
-            defer { state.pendingRedirect = nil; state.refusedRedirect = nil }
-            return (state.pendingRedirect, state.redirectLimitHit, state.refusedRedirect, state.clock)
-        }
+        let clock = state.withLock { $0.clock }
         var error = outcome.error
-        if let refusedRedirect {
+        let failed = error != nil
+        let redirectLimitHit: HTTPResponse?
+        let action = event { $0.lifecycle.taskCompleted(failed: failed) }
+        switch action {
+        case let .judge(limitHit):
+            redirectLimitHit = limitHit
+        case .none:
+            // Ended already (a cancel, the deadline): the body still hears of its task's end.
+            redirectLimitHit = nil
+        default:
+            // A redirect Courier follows itself, or one to a refused scheme: what the body
+            // received of this task is nobody's answer.
             body.reset()
-            handle { $0.failedForGood(refusedRedirect, response: refusedRedirect.response) }
-            return
-        }
-        if error == nil, let next = pendingRedirect {
-            body.reset()
-            restart(with: next)
-            return
+            return perform(action)
         }
         // The transport's metrics, or what the transfer timed itself where it has none.
         let metrics = reported ?? clock.started.map {
@@ -236,28 +234,25 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             // Not followed, and the task left to end by itself: cancelling it here, inside
             // URLSession's redirect callback, raced FoundationNetworking's own bookkeeping
             // ("Received callback for HTTP redirection, but we're not waiting for it").
-            state.withLock { $0.refusedRedirect = .unsupportedRedirect(scheme, head) }
+            state.withLock { _ = $0.lifecycle.redirectMet(.refused(.unsupportedRedirect(scheme, head)), maximum: 0) }
             return nil
         }
-        let limit = settings.maximumRedirects
-        let (follow, original) = state.withLock { state -> (Bool, URLRequest?) in
-            let follow = state.lifecycle.redirected(maximum: limit)
-            if !follow { state.redirectLimitHit = head }
-            return (follow, state.lifecycle.request)
-        }
-        guard follow else { return nil }
+        let original = state.withLock { $0.lifecycle.request }
         var next = RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original)
         if let cookies = core.sessionCookies { next = cookies.applying(to: next) }
+        // FoundationNetworking would re-send a 307/308 without its body: Courier then stops the
+        // redirect here (the task completes) and follows it with a new task (see didComplete),
+        // whose resume tells the observers `willSend`.
+        let replaysBody = RedirectPolicy.mustReplayBody(response, previous ?? original, bodyFromFile: body.uploadsFromFile)
+        let limit = settings.maximumRedirects
+        let action = state.withLock {
+            $0.lifecycle.redirectMet(.follow(next, head: head, replaysBody: replaysBody), maximum: limit)
+        }
+        guard case let .redirect(next, byTransport) = action else { return nil }
         let context = self.context
         let observers = settings.observers
         observers.forEach { $0.didRedirect(head, to: next, context: context) }
-        if RedirectPolicy.mustReplayBody(response, previous ?? original, bodyFromFile: body.uploadsFromFile) {
-            // FoundationNetworking would re-send this without its body: stop its redirect here
-            // (it then completes the task) and follow with a new task (see didComplete), whose
-            // resume tells the observers `willSend`.
-            state.withLock { $0.pendingRedirect = next }
-            return nil
-        }
+        guard byTransport else { return nil }
         observers.forEach { $0.willSend(next, context: context) }
         return next
     }
@@ -367,6 +362,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
                 return true
             }
             if !armed, let timer { core.timers.cancel(timer) }
+        case let .followRedirect(next):
+            restart(with: next)
+        case .redirect, .judge:
+            // Answers to `redirectMet` and `taskCompleted`, acted on where those events are fed.
+            break
         case let .end(ending):
             finish(ending, committing: nil)
         }
@@ -461,13 +461,6 @@ private struct TransferState {
     var lifecycle = TransferLifecycle<any TransportTask>()
     var deadline: TimerQueue.Token?
     var backoff: TimerQueue.Token?
-    /// A `307`/`308` of a request with a body, which Courier follows itself with a new task
-    /// once the current one completes (FoundationNetworking would drop the body).
-    var pendingRedirect: URLRequest?
-    /// A redirect to a scheme Courier refuses: the attempt fails with it once its task is over.
-    var refusedRedirect: NetworkError?
-    /// The redirect the current attempt refused to follow, at the redirect limit.
-    var redirectLimitHit: HTTPResponse?
     /// The request the current task sends, as the observers' `willSend` sees it (cookies included).
     var sending: URLRequest?
     /// What the current response's body decodes to, when it arrives decoded.

@@ -20,7 +20,16 @@ final class TransferLifecycleTests: XCTestCase {
     /// The phases, each with the events that lead to it from a new machine.
     private enum Reached: String, CaseIterable {
         case idle, adapting, queued, starting, running, processing, backingOff, finished, cancelled
+        /// Running, with a redirect Courier follows itself once the task is over.
+        case runningFollowAfterTask = "running(followAfterTask)"
+        /// Running, with a redirect to a refused scheme.
+        case runningRefused = "running(refused)"
+        /// Running, stopped at a redirect over the limit.
+        case runningLimitReached = "running(limitReached)"
     }
+
+    private let next = URLRequest(url: URL(string: "http://127.0.0.1/next")!)
+    private let redirectHead = HTTPResponse(statusCode: 307, headers: ["Location": "/next"])
 
     private func machine(in phase: Reached) -> Machine {
         var machine = Machine()
@@ -31,10 +40,16 @@ final class TransferLifecycleTests: XCTestCase {
             case .queued: go(.adapting); _ = machine.adapted(.success(request))
             case .starting: go(.queued); _ = machine.slotGranted()
             case .running: go(.starting); _ = machine.taskCreated(task)
-            case .processing: go(.running); _ = machine.taskCompleted()
+            case .processing: go(.running); _ = machine.taskCompleted(failed: false)
             case .backingOff: go(.processing); _ = machine.attemptFailed(.timedOut, response: nil); _ = machine.retryDecided(delay: 1)
             case .finished: go(.processing); _ = machine.succeeded()
             case .cancelled: go(.running); _ = machine.abort(.cancelled)
+            case .runningFollowAfterTask:
+                go(.running); _ = machine.redirectMet(.follow(next, head: redirectHead, replaysBody: true), maximum: 5)
+            case .runningRefused:
+                go(.running); _ = machine.redirectMet(.refused(.unsupportedRedirect("ftp", redirectHead)), maximum: 5)
+            case .runningLimitReached:
+                go(.running); _ = machine.redirectMet(.follow(next, head: redirectHead, replaysBody: false), maximum: 0)
             }
         }
         go(phase)
@@ -48,7 +63,13 @@ final class TransferLifecycleTests: XCTestCase {
         case .adapting: return "adapting"
         case .queued: return "queued"
         case .starting: return "starting"
-        case .running: return "running"
+        case let .running(_, redirect):
+            switch redirect {
+            case .none: return "running"
+            case .followAfterTask: return "running(followAfterTask)"
+            case .refused: return "running(refused)"
+            case .limitReached: return "running(limitReached)"
+            }
         case .processing: return "processing"
         case .backingOff: return "backingOff"
         case .finished: return "finished"
@@ -67,6 +88,9 @@ final class TransferLifecycleTests: XCTestCase {
         case .discard: return "discard"
         case .askRetry: return "askRetry"
         case .backOff: return "backOff"
+        case let .redirect(_, byTransport): return byTransport ? "redirect(byTransport)" : "redirect(afterTask)"
+        case .followRedirect: return "followRedirect"
+        case let .judge(limitHit): return limitHit == nil ? "judge" : "judge(limitHit)"
         case let .end(ending):
             switch ending.outcome {
             case .success: return "end(success)"
@@ -93,7 +117,20 @@ final class TransferLifecycleTests: XCTestCase {
             Event(name: "slotGranted") { machine, _ in machine.slotGranted() },
             Event(name: "taskCreated") { machine, task in machine.taskCreated(task) },
             Event(name: "taskCreationFailed") { machine, _ in machine.taskCreationFailed(.invalidURL("x")) },
-            Event(name: "taskCompleted") { machine, _ in machine.taskCompleted() },
+            Event(name: "taskCompleted") { machine, _ in machine.taskCompleted(failed: false) },
+            Event(name: "taskFailed") { machine, _ in machine.taskCompleted(failed: true) },
+            Event(name: "redirect") { machine, _ in
+                machine.redirectMet(.follow(self.next, head: self.redirectHead, replaysBody: false), maximum: 5)
+            },
+            Event(name: "redirectWithBody") { machine, _ in
+                machine.redirectMet(.follow(self.next, head: self.redirectHead, replaysBody: true), maximum: 5)
+            },
+            Event(name: "redirectOverLimit") { machine, _ in
+                machine.redirectMet(.follow(self.next, head: self.redirectHead, replaysBody: false), maximum: 0)
+            },
+            Event(name: "redirectRefused") { machine, _ in
+                machine.redirectMet(.refused(.unsupportedRedirect("ftp", self.redirectHead)), maximum: 5)
+            },
             Event(name: "restart") { machine, _ in machine.restart(with: nil) },
             Event(name: "succeeded") { machine, _ in machine.succeeded() },
             Event(name: "rejected") { machine, _ in machine.rejected(CocoaError(.featureUnsupported)) },
@@ -132,9 +169,33 @@ final class TransferLifecycleTests: XCTestCase {
         "starting/deadline": "end(timedOut) finished",
         "running/slotGranted": "releaseSlot running",
         "running/taskCreated": "discard running",
-        "running/taskCompleted": "none processing",
+        "running/taskCompleted": "judge processing",
+        "running/taskFailed": "judge processing",
+        "running/redirect": "redirect(byTransport) running",
+        "running/redirectWithBody": "redirect(afterTask) running(followAfterTask)",
+        "running/redirectOverLimit": "none running(limitReached)",
+        "running/redirectRefused": "none running(refused)",
         "running/cancel": "end(cancelled) cancelled",
         "running/deadline": "end(timedOut) finished",
+        // A task that met a redirect it does not let the transport follow meets no other.
+        "running(followAfterTask)/slotGranted": "releaseSlot running(followAfterTask)",
+        "running(followAfterTask)/taskCreated": "discard running(followAfterTask)",
+        "running(followAfterTask)/taskCompleted": "followRedirect processing",
+        "running(followAfterTask)/taskFailed": "judge processing",
+        "running(followAfterTask)/cancel": "end(cancelled) cancelled",
+        "running(followAfterTask)/deadline": "end(timedOut) finished",
+        "running(refused)/slotGranted": "releaseSlot running(refused)",
+        "running(refused)/taskCreated": "discard running(refused)",
+        "running(refused)/taskCompleted": "end(unsupportedRedirect) finished",
+        "running(refused)/taskFailed": "end(unsupportedRedirect) finished",
+        "running(refused)/cancel": "end(cancelled) cancelled",
+        "running(refused)/deadline": "end(timedOut) finished",
+        "running(limitReached)/slotGranted": "releaseSlot running(limitReached)",
+        "running(limitReached)/taskCreated": "discard running(limitReached)",
+        "running(limitReached)/taskCompleted": "judge(limitHit) processing",
+        "running(limitReached)/taskFailed": "judge(limitHit) processing",
+        "running(limitReached)/cancel": "end(cancelled) cancelled",
+        "running(limitReached)/deadline": "end(timedOut) finished",
         "processing/slotGranted": "releaseSlot processing",
         "processing/taskCreated": "discard processing",
         "processing/restart": "makeTask starting",
@@ -207,13 +268,13 @@ final class TransferLifecycleTests: XCTestCase {
 
     func testCancelRacingCompletion() {
         var cancelFirst = machine(in: .running)
-        let first = endings(&cancelFirst, [{ $0.abort(.cancelled) }, { $0.taskCompleted() }, { $0.succeeded() }])
+        let first = endings(&cancelFirst, [{ $0.abort(.cancelled) }, { $0.taskCompleted(failed: false) }, { $0.succeeded() }])
         XCTAssertEqual(first.count, 1)
         XCTAssertTrue(first.first?.wasCancelled == true)
         XCTAssertNotNil(first.first?.taskToCancel)
 
         var completionFirst = machine(in: .running)
-        let second = endings(&completionFirst, [{ $0.taskCompleted() }, { $0.succeeded() }, { $0.abort(.cancelled) }])
+        let second = endings(&completionFirst, [{ $0.taskCompleted(failed: false) }, { $0.succeeded() }, { $0.abort(.cancelled) }])
         XCTAssertEqual(second.count, 1)
         if case .success? = second.first?.outcome {} else { XCTFail("expected the success to win") }
         XCTAssertEqual(completionFirst.publicState, .finished)
@@ -276,7 +337,7 @@ final class TransferLifecycleTests: XCTestCase {
             XCTAssertEqual(kind(of: machine.slotGranted()), "makeTask")
             guard case let .resume(_, armDeadline) = machine.taskCreated(FakeTask()) else { return XCTFail() }
             if armDeadline { armed += 1 }
-            _ = machine.taskCompleted()
+            _ = machine.taskCompleted(failed: true)
             guard case let .askRetry(_, _, _, failedAttempt) = machine.attemptFailed(.timedOut, response: nil) else { return XCTFail() }
             XCTAssertEqual(failedAttempt, attempt)
             if attempt < 3 {
@@ -303,18 +364,36 @@ final class TransferLifecycleTests: XCTestCase {
 
     func testRedirectLimit() {
         var machine = self.machine(in: .running)
-        XCTAssertTrue(machine.redirected(maximum: 2))
-        XCTAssertTrue(machine.redirected(maximum: 2))
-        XCTAssertFalse(machine.redirected(maximum: 2))
+        let follow = Machine.RedirectProposal.follow(next, head: redirectHead, replaysBody: false)
+        XCTAssertEqual(kind(of: machine.redirectMet(follow, maximum: 2)), "redirect(byTransport)")
+        XCTAssertEqual(kind(of: machine.redirectMet(follow, maximum: 2)), "redirect(byTransport)")
+        XCTAssertEqual(kind(of: machine.redirectMet(follow, maximum: 2)), "none", "the third is over the limit")
+        guard case .redirectLimitReached = machine.headRoute else { return XCTFail("the redirect's head ends the transfer") }
         // A new attempt counts from zero again.
-        _ = machine.taskCompleted()
+        guard case .judge(redirectLimitHit: _?) = machine.taskCompleted(failed: false) else { return XCTFail() }
         _ = machine.attemptFailed(.timedOut, response: nil)
         _ = machine.retryDecided(delay: 0)
         _ = machine.backoffElapsed()
         _ = machine.adapted(.success(request))
         _ = machine.slotGranted()
         _ = machine.taskCreated(FakeTask())
-        XCTAssertTrue(machine.redirected(maximum: 2))
+        XCTAssertEqual(kind(of: machine.redirectMet(follow, maximum: 2)), "redirect(byTransport)")
+    }
+
+    func testARedirectCourierFollowsSkipsItsHeadAndBodyThenMakesANewTask() {
+        var machine = self.machine(in: .running)
+        guard case .body = machine.headRoute else { return XCTFail() }
+        XCTAssertFalse(machine.skipsBody)
+        _ = machine.redirectMet(.follow(next, head: redirectHead, replaysBody: true), maximum: 5)
+        guard case .skip = machine.headRoute else { return XCTFail("the 307's head is nobody's answer") }
+        XCTAssertTrue(machine.skipsBody)
+        guard case let .followRedirect(request) = machine.taskCompleted(failed: false) else { return XCTFail() }
+        XCTAssertEqual(request.url, next.url)
+        guard case let .makeTask(made) = machine.restart(with: request) else { return XCTFail() }
+        XCTAssertEqual(made.url, next.url)
+        _ = machine.taskCreated(FakeTask())
+        XCTAssertFalse(machine.skipsBody, "the new task's body is the answer")
+        XCTAssertEqual(machine.attempts, 1, "the same attempt")
     }
 
     func testPublicStates() {
