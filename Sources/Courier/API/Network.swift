@@ -71,22 +71,8 @@ public final class Network: Sendable {
                      workQueue: DispatchQueue?) {
         let resolved = Engine.resolve(engine)
         Engine.warnOnceIfFallingBack(requested: engine, resolved: resolved)
-        let core: NetworkCore
-        let unusable = connection.problem.map(NetworkError.invalidRequest)
-        switch resolved {
-        case .curl:
-            let cookies = SessionCookies.forEngineOwnedCookies(configuration)
-            core = NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
-                               unsupportedSetting: unusable, workQueue: workQueue) { registry, _ in
-                CurlTransport(configuration: configuration, tls: tls, connection: connection,
-                              maximumConcurrentRequests: maximumConcurrentRequests, registry: registry)
-            }
-        case .urlSession, .automatic, .stub:   // resolve never returns the last two
-            let unsupported = tls.isCustomized ? TLSOptions.unsupportedByURLSession
-                : unusable ?? (connection.isCustomized ? ConnectionOptions.unsupportedByURLSession : nil)
-            core = NetworkCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests,
-                               unsupportedSetting: unsupported, workQueue: workQueue)
-        }
+        let core = resolved.makeCore(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests,
+                                     tls: tls, connection: connection, workQueue: workQueue)
         self.init(core: core, engine: resolved, callbackQueue: callbackQueue)
     }
 

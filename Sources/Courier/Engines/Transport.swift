@@ -9,9 +9,15 @@ import FoundationNetworking
 /// Whichever it is, the events reach the transfer the same way, through the
 /// ``TransferRegistry``, one at a time per task: on the Network's delegate queue (URLSession,
 /// stub) or on the curl loop thread. So the stub exercises all of Courier's own code.
+///
+/// What the core asks a transport: a task for a request (with the ``TransportLimits`` it is to
+/// keep), a cancel, and a few capabilities. What the transport hands back, through the
+/// registry: the head, body chunks, bytes sent, redirects, and one ``TransportOutcome`` with its
+/// metrics. Each engine classifies its own failures into the ``NetworkError`` callers see (see
+/// `CurlFailure`, ``URLSessionFailure``): nothing of an engine's codes or messages crosses the seam.
 protocol Transport: Sendable {
-    func makeDataTask(with request: URLRequest) -> any TransportTask
-    func makeUploadTask(with request: URLRequest, fromFile file: URL) -> any TransportTask
+    func makeDataTask(with request: URLRequest, limits: TransportLimits) -> any TransportTask
+    func makeUploadTask(with request: URLRequest, fromFile file: URL, limits: TransportLimits) -> any TransportTask
     /// Whether a `GET` with a body goes out as it is (see ``MethodBodyCheck``).
     var sendsGETBodies: Bool { get }
     /// Whether a request's ``RateLimit`` is honoured; where not, a request with one fails
@@ -20,6 +26,12 @@ protocol Transport: Sendable {
     /// Whether every task reports its ``TransferMetrics`` when it completes (curl), so that the
     /// transfer need not time it itself. Default: `false`.
     var measuresTransfers: Bool { get }
+    /// The header fields the transport's configuration sends with every request
+    /// (`httpAdditionalHeaders`), for the network's default `User-Agent`. Default: none.
+    var configuredHeaders: [(name: String, value: String)] { get }
+    /// Whether the current thread is one the transport needs to move its own transfers (the curl
+    /// engine's loop thread): a blocking call made there could never finish. Default: `false`.
+    var ownsCurrentThread: Bool { get }
     /// Cancels a task whose transfer has ended (or that was never wanted): never blocks the
     /// caller, never under a lock.
     func cancel(_ task: any TransportTask)
@@ -60,6 +72,39 @@ extension TransportTask {
 extension Transport {
     var honoursRateLimits: Bool { false }
     var measuresTransfers: Bool { false }
+    var configuredHeaders: [(name: String, value: String)] { [] }
+    var ownsCurrentThread: Bool { false }
+}
+
+/// How a transport task ended, as the transport reports it to the transfer (with its metrics,
+/// if it measured any). The engine has classified a failure already, in its own terms (a
+/// `CURLcode` and libcurl's message, a `URLError`), into the error callers see.
+enum TransportOutcome: Sendable {
+    /// The response is complete (whatever its status).
+    case completed
+    /// The task failed; a transport's own idle or connect timeout is
+    /// ``NetworkError/transport(_:)`` with `URLError.timedOut`, never ``NetworkError/timedOut``
+    /// (the request's deadline, which only the transfer enforces).
+    case failed(NetworkError)
+
+    /// The error, or `nil` for a completed task.
+    var error: NetworkError? {
+        if case let .failed(error) = self { return error }
+        return nil
+    }
+}
+
+/// The limits a transport task keeps besides Courier's own deadline (which the transfer
+/// enforces): backstops against a connection that stalls, handed to the transport when the task
+/// is made. Each engine applies them as its API allows (see Courier.docc/Engines.md).
+struct TransportLimits: Sendable, Equatable {
+    /// No byte for this long ends the task with `URLError.timedOut` (an idle timeout); `nil`
+    /// for the engine's default.
+    var idleMilliseconds: Int?
+
+    init(idleMilliseconds: Int? = nil) {
+        self.idleMilliseconds = idleMilliseconds
+    }
 }
 
 /// What a transfer makes of a chunk of response body its transport task offers it.
@@ -70,45 +115,4 @@ enum ReceiveDecision {
     /// ``TransportTask/resumeReceiving()``. Only ever answered to a task that
     /// ``TransportTask/canPauseReceiving``.
     case refused
-}
-
-extension URLSessionTask: TransportTask {
-    var hasCompleted: Bool { state == .completed || state == .canceling }
-}
-
-extension URLSession: Transport {
-    /// Cancels the task in the background, a moment after its transfer ended.
-    ///
-    /// Never on the caller's thread: on Linux `URLSessionTask.cancel()` blocks its caller
-    /// (milliseconds to seconds). And not at once: FoundationNetworking traps ("task not in the
-    /// registry") when its cancel races the task's own end, which it reports on another thread.
-    /// A task that ends within ``cancelDelay`` (any short response) is then never cancelled at
-    /// all, which closes that window for everything but transfers that happen to end exactly as
-    /// the delayed cancel lands. The caller is not kept waiting: its completion was delivered
-    /// already, and bytes arriving meanwhile are dropped unread.
-    func cancel(_ task: any TransportTask) {
-        let task = UncheckedSendable(task)  // URLSessionTask is thread-safe; not annotated on Linux.
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.cancelDelay) {
-            guard !task.value.hasCompleted else { return }
-            task.value.cancel()
-        }
-    }
-
-    /// How long after a transfer ends early its URLSession task is cancelled; see ``cancel(_:)``.
-    static let cancelDelay: TimeInterval = 0.025
-
-    /// URLSession fails such a task with "resource exceeds maximum size".
-    var sendsGETBodies: Bool { false }
-
-    func makeDataTask(with request: URLRequest) -> any TransportTask {
-        dataTask(with: request)
-    }
-
-    func makeUploadTask(with request: URLRequest, fromFile file: URL) -> any TransportTask {
-        uploadTask(with: request, fromFile: file)
-    }
-
-    func invalidate() {
-        finishTasksAndInvalidate()
-    }
 }

@@ -34,6 +34,22 @@ extension NetworkError {
     }
 }
 
+extension NetworkError {
+    /// The same error with `metrics` in the `URLError` it carries, unless that has metrics
+    /// already (the transport's own); cases without a `URLError` are returned as they are.
+    func carrying(metrics: TransferMetrics) -> NetworkError {
+        func with(_ error: URLError) -> URLError { error.transferMetrics == nil ? error.carrying(metrics) : error }
+        switch self {
+        case let .transport(error): return .transport(with(error))
+        case let .tls(failure, error): return .tls(failure, with(error))
+        case let .proxy(failure, error): return .proxy(failure, with(error))
+        case let .incompleteBody(error): return .incompleteBody(with(error))
+        case let .curlOptionRefused(option, version, error): return .curlOptionRefused(option: option, libcurlVersion: version, with(error))
+        default: return self
+        }
+    }
+}
+
 extension URLError {
     /// `userInfo` key of the ``TransferMetrics`` of the attempt a transport error ended.
     static let transferMetricsKey = "CourierTransferMetrics"

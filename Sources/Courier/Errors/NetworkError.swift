@@ -28,10 +28,14 @@ public enum NetworkError: Error, Sendable {
     /// The request was cancelled, through ``NetworkTask/cancel()`` or ``Network/cancelAll()``, or
     /// was scheduled on a network after ``Network/close()``.
     case cancelled
-    /// The request's deadline (``NetworkRequest/timeout``, or the `timeout:` of a blocking call) passed.
+    /// The request's deadline (``NetworkRequest/timeout``, or the `timeout:` of a blocking call)
+    /// passed. Final: never retried, the deadline covers every attempt. A transport's own idle or
+    /// connect timeout is not this case but ``transport(_:)`` with `URLError.timedOut`.
     case timedOut
     /// The transport failed: connection refused, unknown host, connection reset, no reply at all
-    /// (`URLError.badServerResponse`, "Empty reply from server") and so on.
+    /// (`URLError.badServerResponse`, "Empty reply from server"), the transport's idle or connect
+    /// limit (`URLError.timedOut`: no connection, or no byte, for that long; a backstop behind
+    /// the request's deadline, see <doc:Engines#The-seam>) and so on.
     case transport(URLError)
     /// A secure connection could not be made: ``TLSFailure`` says which check failed (untrusted
     /// certificate, pin mismatch, unusable client certificate, ...); the `URLError` carries the
@@ -122,16 +126,6 @@ extension NetworkError {
 
     /// The HTTP status code this error carries, if it came from a response.
     public var statusCode: Int? { response?.statusCode }
-
-    /// Classifies an error reported by URLSession; see ``TransportFailure`` for what each
-    /// `URLError` means on Linux.
-    static func from(_ error: any Error) -> NetworkError {
-        if let error = error as? NetworkError { return error }
-        guard let urlError = error as? URLError else {
-            return .transport(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error]))
-        }
-        return TransportFailure.classify(urlError)
-    }
 }
 
 extension NetworkError: LocalizedError {

@@ -32,32 +32,20 @@ package enum OversizedHead: Sendable, Equatable {
     private static let fieldsPrefix = "the response head is larger than libcurl reads"
     private static let fieldCountPrefix = "the response head has more header lines than libcurl reads"
 
-    /// The error for an oversized line, when `error` is libcurl's "out of memory" and no head has
-    /// arrived yet; `nil` otherwise.
-    static func lineError(beforeHead error: URLError) -> NetworkError? {
-        // libcurl 8.14 and later end a head of too many lines with the same code (100) as a line
-        // too long; only their words tell them apart.
-        if let message = error.userInfo[NSLocalizedDescriptionKey] as? String {
-            if let fields = fieldsMessage(libcurl: message) { return .invalidResponse(fields) }
-            if message.contains("Too many response headers") { return .invalidResponse("\(fieldCountPrefix) (\(message))") }
-        }
-        let outOfMemory: Bool
-        if let code = error.curlCode {
-            // 27, CURLE_OUT_OF_MEMORY; 100, CURLE_TOO_LARGE, which libcurl 8.6 and later use.
-            outOfMemory = code == 27 || code == 100
-        } else {
-            let message = error.userInfo[NSLocalizedDescriptionKey] as? String
-            outOfMemory = error.code == .unknown && message == "Out of memory"
-        }
-        guard outOfMemory else { return nil }
-        return .invalidResponse("\(linePrefix) \(LimitExceeded.bytes(Int64(lineLimit))) (libcurl's limit for the status line or one header)")
+    /// The error for a head line longer than libcurl reads. The engines decide when libcurl's
+    /// failure means that (see `LibcurlMessage.oversizedHead`); this only words it.
+    static var lineError: NetworkError {
+        .invalidResponse("\(linePrefix) \(LimitExceeded.bytes(Int64(lineLimit))) (libcurl's limit for the status line or one header)")
     }
 
-    /// The text of ``NetworkError/invalidResponse(_:)`` for libcurl's `message`, when it reports
-    /// more header bytes than it reads; `nil` for any other message.
-    static func fieldsMessage(libcurl message: String) -> String? {
-        guard message.contains("Too large response headers") else { return nil }
-        return "\(fieldsPrefix) (\(message))"
+    /// The error for more header bytes than libcurl reads, with libcurl's own `message`.
+    static func fieldsError(libcurl message: String) -> NetworkError {
+        .invalidResponse("\(fieldsPrefix) (\(message))")
+    }
+
+    /// The error for more header lines than libcurl reads, with libcurl's own `message`.
+    static func fieldCountError(libcurl message: String) -> NetworkError {
+        .invalidResponse("\(fieldCountPrefix) (\(message))")
     }
 
     /// Which limit the text of an ``NetworkError/invalidResponse(_:)`` reports, if it reports one.

@@ -63,8 +63,9 @@ public struct RetryPolicy: Sendable, Hashable {
     /// `408 Request Timeout`, `429 Too Many Requests`, `500`, `502`, `503`, `504`.
     public static let defaultRetryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504]
 
-    /// Timed out, cannot connect, connection lost, unknown host, DNS failure, not connected,
-    /// and Linux's `-1` for a connection closed mid-body.
+    /// Timed out (the transport's idle or connect limit; the request's own deadline,
+    /// ``NetworkError/timedOut``, is never retried), cannot connect, connection lost, unknown
+    /// host, DNS failure, not connected, and Linux's `-1` for a connection closed mid-body.
     public static let defaultRetryableErrorCodes: Set<Int> = [
         URLError.timedOut.rawValue, URLError.cannotConnectToHost.rawValue,
         URLError.networkConnectionLost.rawValue, URLError.cannotFindHost.rawValue,
@@ -102,9 +103,10 @@ public struct RetryPolicy: Sendable, Hashable {
             return backoff(afterAttempt: attempts, random: random)
         case let .proxy(failure, urlError) where failure.mayMendItself && retryableErrorCodes.contains(urlError.code.rawValue):
             return backoff(afterAttempt: attempts, random: random)
-        case .timedOut where retryableErrorCodes.contains(URLError.timedOut.rawValue):
-            // Only URLSession's idle timeout arrives here: Courier's own deadline is final.
-            return backoff(afterAttempt: attempts, random: random)
+        case .timedOut:
+            // The request's own deadline, final. (A transport's idle or connect timeout is a
+            // `.transport` error with `URLError.timedOut`, retried above like any transport error.)
+            return nil
         case let .httpStatus(response) where retryableStatusCodes.contains(response.statusCode):
             guard let header = response.headers["Retry-After"] else { return backoff(afterAttempt: attempts, random: random) }
             guard let wait = RetryAfter.seconds(from: header, now: now) else { return backoff(afterAttempt: attempts, random: random) }

@@ -15,7 +15,7 @@ import FoundationNetworking
 /// run, reading the base's members: a base that builds its `URLRequest` itself keeps doing so
 /// through any wrapper. A wrapper that changes what goes out (URL, method, headers, body,
 /// credentials) therefore adapts the base's `URLRequest`, and one that changes what is accepted
-/// declares `validate(_:)`; ``timeout``, ``retryPolicy`` and ``rateLimit`` are read by Courier
+/// declares `validate(_:)`; ``NetworkRequest/timeout``, ``NetworkRequest/retryPolicy`` and ``NetworkRequest/rateLimit`` are read by Courier
 /// itself and take effect as declared.
 ///
 /// ```swift

@@ -3,8 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A request's deadline (``NetworkRequest/timeout``), as Courier enforces it and as URLSession
-/// can be given it.
+/// A request's deadline (``NetworkRequest/timeout``), as Courier enforces it, and the idle
+/// limit its transport is given as a backstop (``TransportLimits``).
 ///
 /// Courier's own timer enforces the deadline; URLSession gets only an idle timeout as a
 /// backstop. FoundationNetworking turns that interval into whole milliseconds in an `Int` and
@@ -32,15 +32,16 @@ enum RequestTimeout {
         return min(timeout.rounded(.up) + 1, transportLimit)
     }
 
-    /// Brings whatever timeout a finished request carries (an overridden `makeURLRequest` or an
-    /// interceptor may set any) into the range FoundationNetworking can take.
-    static func clamp(_ request: inout URLRequest) {
+    /// The transport's limits for an attempt's finished request: its `timeoutInterval` (the
+    /// idle timeout Courier set from the deadline, or whatever an overridden `makeURLRequest` or
+    /// an interceptor set instead) as the idle limit, in milliseconds. The one place that reads
+    /// the field; engines get the value.
+    static func limits(for request: URLRequest) -> TransportLimits {
         // Zero or negative means nothing as an idle timeout, and FoundationNetworking then times
-        // out at once, or not, depending on a race (seen under Thread Sanitizer): the backstop's
-        // limit instead. Courier's own deadline (the request's `timeout`) is the real one.
-        let interval = request.timeoutInterval
-        if interval.isNaN || interval <= 0 || interval > transportLimit {
-            request.timeoutInterval = transportLimit
-        }
+        // out at once, or not, depending on a race (seen under Thread Sanitizer); too large, it
+        // traps: the backstop's limit instead. Courier's own deadline is the real one.
+        var interval = request.timeoutInterval
+        if interval.isNaN || interval <= 0 || interval > transportLimit { interval = transportLimit }
+        return TransportLimits(idleMilliseconds: Int((interval * 1000).rounded(.up)))
     }
 }

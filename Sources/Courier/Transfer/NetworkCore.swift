@@ -112,17 +112,15 @@ final class NetworkCore: Sendable {
 
     /// The last check of an attempt's request, after the defaults and the interceptors, whoever
     /// built it (an overridden `makeURLRequest` too): the method must be a token and every header
-    /// field safe to send (``HeaderValidation``), and the timeout one FoundationNetworking can
-    /// take (``RequestTimeout``).
+    /// field safe to send (``HeaderValidation``). (Its timeout becomes the transport's
+    /// ``TransportLimits`` when the task is made: ``RequestTimeout/limits(for:)``.)
     static func finalize(_ request: URLRequest) -> Result<URLRequest, NetworkError> {
-        var request = request
         do throws(NetworkError) {
             try HeaderValidation.checkMethod(request.httpMethod ?? "GET")
             try HeaderValidation.check(request)
         } catch {
             return .failure(error)
         }
-        RequestTimeout.clamp(&request)
         return .success(request)
     }
 
@@ -144,17 +142,6 @@ final class NetworkCore: Sendable {
                 case .useDefault: completion(byPolicy())
                 }
             }
-        }
-    }
-
-    /// A core over a URLSession made from `configuration`, whose one delegate feeds the registry.
-    convenience init(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int, unsupportedSetting: NetworkError? = nil,
-                     workQueue: DispatchQueue? = nil) {
-        let (configuration, cookies) = SessionCookies.takeOver(configuration)
-        self.init(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
-                  unsupportedSetting: unsupportedSetting, workQueue: workQueue) { registry, delegateQueue in
-            URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry),
-                       delegateQueue: BoundedDelegateQueue(underlying: delegateQueue))
         }
     }
 
@@ -185,17 +172,7 @@ final class NetworkCore: Sendable {
     /// The `User-Agent` the transport's configuration sends with every request
     /// (`httpAdditionalHeaders`), which is then the network's default.
     private static func configuredUserAgent(of transport: any Transport) -> String? {
-        let headers: [(name: String, value: String)]
-        if let curl = transport as? CurlTransport {
-            headers = curl.settings.additionalHeaders
-        } else if let session = transport as? URLSession {
-            headers = (session.configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value in
-                (key as? String).map { ($0, "\(value)") }
-            }
-        } else {
-            headers = []
-        }
-        return headers.first { $0.name.caseInsensitiveCompare("User-Agent") == .orderedSame }?.value
+        transport.configuredHeaders.first { $0.name.caseInsensitiveCompare("User-Agent") == .orderedSame }?.value
     }
 
     /// Creates the transfer for `request`, its body collected in memory, and queues it.
@@ -256,7 +233,8 @@ final class NetworkCore: Sendable {
         if let queue = DispatchQueue.getSpecific(key: Self.internalQueueKey) {
             return "called on \(queue), which the request itself needs"
         }
-        return CurlLoop.isCurrentThreadALoop ? "called on the curl engine's loop thread, which the request itself needs" : nil
+        // Only the curl engine has a thread of its own (its loop); the words say so.
+        return transport.ownsCurrentThread ? "called on the curl engine's loop thread, which the request itself needs" : nil
     }
 
     /// The owning ``Network`` is gone: let running and queued transfers end, then release the session

@@ -31,9 +31,11 @@ protocol ScheduledTransfer: AnyObject, Sendable {
     /// them), for the ``DecompressionGuard``.
     func didReceive(bytes: UnsafeRawBufferPointer, encodedBytes: Int64?) -> ReceiveDecision
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
-    /// The task is over. `metrics` are the transport's own (curl; URLSession on Apple
+    /// The task is over: completed, or failed with the ``NetworkError`` its engine classified
+    /// (a transport's own timeout is ``NetworkError/transport(_:)``, never the deadline's
+    /// ``NetworkError/timedOut``). `metrics` are the transport's own (curl; URLSession on Apple
     /// platforms); without them the transfer measures what it can itself.
-    func didComplete(error: (any Error)?, metrics: TransferMetrics?)
+    func didComplete(_ outcome: TransportOutcome, metrics: TransferMetrics?)
     func didRejectAuthenticationChallenge()
     /// A redirect of the current attempt: the request to follow it with, or `nil` to stop and
     /// take the redirect response as the answer. `head` is the response as the transport read

@@ -139,10 +139,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             return
         }
         let decoding = DecompressionGuard(head: head, limit: settings.decompressionLimit)
-        state.withLock { state in
-            state.decoding = decoding
-            state.headReceived = true
-        }
+        state.withLock { $0.decoding = decoding }
         apply(body.didReceive(head: head))
     }
 
@@ -188,13 +185,9 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         body.didRejectAuthenticationChallenge()
     }
 
-    func didComplete(error: (any Error)?, metrics reported: TransferMetrics?) {
-        let (headReceived, clock) = state.withLock { ($0.headReceived, $0.clock) }
-        var error = error
-        // libcurl's "out of memory" before any head is a head line too long (see OversizedHead).
-        if !headReceived, let urlError = error as? URLError, let oversized = OversizedHead.lineError(beforeHead: urlError) {
-            error = oversized
-        }
+    func didComplete(_ outcome: TransportOutcome, metrics reported: TransferMetrics?) {
+        let clock = state.withLock { $0.clock }
+        var error = outcome.error
         let failed = error != nil
         let redirectLimitHit: HTTPResponse?
         let action = event { $0.lifecycle.taskCompleted(failed: failed) }
@@ -220,7 +213,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
                 let context = self.context
                 observers.forEach { $0.didFinishCollecting(metrics, context: context) }
             }
-            if let urlError = error as? URLError, urlError.transferMetrics == nil { error = urlError.carrying(metrics) }
+            error = error?.carrying(metrics: metrics)
         }
         let completion = body.didComplete(error: error, metrics: metrics, redirectLimitHit: redirectLimitHit)
         if let progress = completion.progress { delivery.report(progress, force: true) }
@@ -391,9 +384,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         }
         let task: any TransportTask
         do {
-            task = try body.makeTask(in: core.transport, for: request)
+            task = try body.makeTask(in: core.transport, for: request, limits: RequestTimeout.limits(for: request))
         } catch {
-            handle { $0.taskCreationFailed(error as? NetworkError ?? NetworkError.from(error)) }
+            // Bodies throw NetworkErrors (a missing upload file, a disk error); anything else is
+            // reported as a transport failure carrying it.
+            handle { $0.taskCreationFailed(error as? NetworkError ?? .transport(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error]))) }
             return
         }
         if let rateLimit { task.limitRate(to: rateLimit) }
@@ -403,7 +398,6 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         perform(event { state in
             if measures, state.clock.started == nil { state.clock.started = .now() }
             state.sending = request
-            state.headReceived = false
             let action = state.lifecycle.taskCreated(task)
             if case .resume(_, armDeadline: true) = action {
                 state.deadline = makeTimer(after: timeout) { $0.end(with: .timedOut) }
@@ -471,8 +465,6 @@ private struct TransferState {
     var sending: URLRequest?
     /// What the current response's body decodes to, when it arrives decoded.
     var decoding: DecompressionGuard?
-    /// Whether the current task has delivered a response head.
-    var headReceived = false
     /// The attempt's own timing, for a transport that reports no metrics (URLSession on Linux).
     var clock = AttemptClock()
 }

@@ -76,16 +76,16 @@ final class TransferRegistry: Sendable {
         }
     }
 
-    /// The transport reports `task` over (`error` is why, `nil` for success) with the metrics it
-    /// measured, if any: its transfer hears of it, or, if the transfer has ended already, a slot
-    /// kept for the task is free now.
-    func complete(_ task: any TransportTask, error: (any Error)?, metrics: TransferMetrics? = nil) {
+    /// The transport reports `task` over, with how it ended (its failure classified already) and
+    /// the metrics it measured, if any: its transfer hears of it, or, if the transfer has ended
+    /// already, a slot kept for the task is free now.
+    func complete(_ task: any TransportTask, outcome: TransportOutcome, metrics: TransferMetrics? = nil) {
         guard let transfer = transfer(for: task) else {
             taskDidComplete(task)
             return
         }
         detach(task)
-        transfer.didComplete(error: error, metrics: metrics)
+        transfer.didComplete(outcome, metrics: metrics)
     }
 
     /// The transport reports `task` complete: if it was draining, its slot is free now.

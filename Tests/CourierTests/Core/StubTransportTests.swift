@@ -151,9 +151,12 @@ final class StubTransportTests: XCTestCase {
 
         let timeout = StubServer()
         timeout.on(nil, "*", reply: .failure(URLError(.timedOut)))
-        guard case .timedOut? = networkError(result(of: Request<Data>(method: .post, url: URL(string: "http://stub.test/x")!), on: stubbed(timeout))) else {
-            return XCTFail("a transport timeout is timedOut")
+        // A transport's own timeout is a transport error, not the request's deadline (timedOut).
+        guard case let .transport(error)? = networkError(result(of: Request<Data>(method: .post, url: URL(string: "http://stub.test/x")!),
+                                                                on: stubbed(timeout))) else {
+            return XCTFail("a transport timeout is a transport error")
         }
+        XCTAssertEqual(error.code, .timedOut)
     }
 
     func testARequestNeverAnsweredEndsAtItsDeadlineAndFreesItsSlot() throws {

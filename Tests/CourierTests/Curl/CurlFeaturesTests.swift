@@ -111,9 +111,8 @@ final class CurlFeaturesTests: XCTestCase {
 
     func testARefusedOptionIsATypedErrorNamingTheOptionAndTheLibcurl() {
         let url = URL(string: "http://127.0.0.1:1/x")!
-        let urlError = CurlError.urlError(code: 48, url: url, detail: "An unknown option was passed in to libcurl",
-                                          refusedOption: "CURLOPT_PROTOCOLS_STR", libcurlVersion: "7.68.0")
-        let error = NetworkError.from(urlError)
+        let error = CurlFailure(code: 48, detail: "An unknown option was passed in to libcurl", url: url,
+                                refusedOption: (option: "CURLOPT_PROTOCOLS_STR", libcurlVersion: "7.68.0")).networkError
         guard case let .curlOptionRefused(option, version, underlying) = error else {
             return XCTFail("expected curlOptionRefused, got \(error)")
         }

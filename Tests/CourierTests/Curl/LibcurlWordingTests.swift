@@ -10,14 +10,15 @@ import XCTest
 final class LibcurlWordingTests: XCTestCase {
     private let url = URL(string: "https://127.0.0.1:8443/x")!
 
-    /// What the curl engine reports for `code` with libcurl's `message`.
+    /// What the curl engine reports for `code` with libcurl's `message` (after a head, so that
+    /// only the message and code decide; the head-size cases have tests of their own).
     private func curlEngine(_ code: Int32, _ message: String) -> NetworkError {
-        NetworkError.from(CurlError.urlError(code: code, url: url, detail: message))
+        CurlFailure(code: code, detail: message, url: url, headReceived: true).networkError
     }
 
     /// What the URLSession engine reports: FoundationNetworking's `-1` with libcurl's message.
     private func urlSession(_ message: String) -> NetworkError {
-        NetworkError.from(URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: message, NSURLErrorFailingURLErrorKey: url]))
+        URLSessionFailure.classify(URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: message, NSURLErrorFailingURLErrorKey: url]))
     }
 
     func testABodyCutShortIsIncompleteInEveryWording() {

@@ -6,10 +6,10 @@ import FoundationNetworking
 
 /// Sets an easy handle up for one request: URL, method, headers, body, callbacks, limits, proxy, TLS.
 enum CurlRequestOptions {
-    /// Applies `request` to `easy`. `headers` holds the handle's header list (replaced here);
+    /// Applies `request` to `easy`, with the task's `limits`. `headers` holds the handle's header list (replaced here);
     /// `context` is the task the callbacks receive; `decompresses` is the transfer's
     /// ``Network/decompressesResponses``.
-    static func apply(_ request: URLRequest, upload: CurlTask.Upload, settings: CurlSettings, decompresses: Bool = true,
+    static func apply(_ request: URLRequest, upload: CurlTask.Upload, limits: TransportLimits, settings: CurlSettings, decompresses: Bool = true,
                       to easy: OpaquePointer, headers: inout OpaquePointer?, context: UnsafeMutableRawPointer) throws {
         // Every option's result is checked: the first one libcurl refuses ends the request,
         // named (CurlOptionSetter.check, at the end).
@@ -116,9 +116,9 @@ enum CurlRequestOptions {
         options.set(Int32(CCURLOPT_HTTPHEADER), pointer: UnsafeRawPointer(headers))
 
         // Limits. Courier's own deadline is the real timeout; these are backstops, with
-        // URLSession's meaning of the request's `timeoutInterval` (an idle timeout: no connection,
-        // or no data, for that long): connecting, and a connection that stalls (under 1 byte/s).
-        let idle = request.timeoutInterval
+        // URLSession's meaning of an idle limit (no connection, or no data, for that long):
+        // connecting, and a connection that stalls (under 1 byte/s).
+        let idle = limits.idleMilliseconds.map { Double($0) / 1000 } ?? 0
         let connect = [settings.connectTimeout, idle].filter { $0.isFinite && $0 > 0 }.min()
         if let connect { set(Int32(CCURLOPT_CONNECTTIMEOUT_MS), Int(min(connect, 86_400) * 1000)) }
         if idle.isFinite, idle > 0 {

@@ -22,6 +22,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     private let transport: CurlTransport
     private var request: URLRequest
+    /// The backstops the core asked for, kept across the redirects the task follows.
+    private let limits: TransportLimits
     /// The body to send; none once a redirect has turned the request into a GET.
     private var upload: Upload
 
@@ -47,6 +49,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     private var metrics = CurlMetrics()
     /// Whether the current request is https (a TLS handshake is due), for the metrics' phase.
     private var usesTLS = false
+    /// Whether the task has handed its transfer a final response head.
+    private var headDelivered = false
     /// libcurl's number for the connection, read when the head came (libcurl 8.2.0+).
     private var connectionID: Int64?
 
@@ -55,9 +59,10 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// "transfer closed with 7 bytes remaining to read" says more than the code's own text.
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
 
-    init(transport: CurlTransport, request: URLRequest, upload: Upload) {
+    init(transport: CurlTransport, request: URLRequest, limits: TransportLimits, upload: Upload) {
         self.transport = transport
         self.request = request
+        self.limits = limits
         self.upload = upload
         errorBuffer.initialize(repeating: 0, count: 256)
     }
@@ -132,7 +137,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         do {
             try options.check()
             decompresses = transport.registry.transfer(for: self)?.decompressesResponses ?? true
-            try CurlRequestOptions.apply(request, upload: upload, settings: transport.settings, decompresses: decompresses, to: easy,
+            try CurlRequestOptions.apply(request, upload: upload, limits: limits, settings: transport.settings,
+                                         decompresses: decompresses, to: easy,
                                           headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
             let url = request.url
             usesTLS = CurlConnectionOptions.isHTTPS(url)
@@ -195,6 +201,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             redirect = next
             return
         }
+        headDelivered = true
         transfer?.didReceive(head: head)
     }
 
@@ -291,20 +298,22 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     }
 
     /// Ends the task with `code` and reports it to its transfer (or, if the transfer has ended
-    /// already, to the registry, which frees a slot kept for it), with the transfer's `metrics`.
+    /// already, to the registry, which frees a slot kept for it), with the transfer's `metrics`:
+    /// a failure classified here, where libcurl's code and message are known (``CurlFailure``).
     func finish(code: Int32, detail: String?, connectStatus: Int = 0, metrics: TransferMetrics? = nil) {
         guard markFinished() else { return }
-        let error = code == CCURLE_OK ? nil
-            : CurlError.urlError(code: code, url: request.url, detail: detail, connectStatus: connectStatus, metrics: metrics)
-        transport.registry.complete(self, error: error, metrics: metrics)
+        let outcome: TransportOutcome = code == CCURLE_OK ? .completed
+            : .failed(CurlFailure(code: code, detail: detail, url: request.url, connectStatus: connectStatus,
+                                  headReceived: headDelivered, metrics: metrics).networkError)
+        transport.registry.complete(self, outcome: outcome, metrics: metrics)
     }
 
     /// Ends the task with a transfer that could not be set up (nothing was sent).
     func finish(_ failure: ConfigurationFailure) {
         guard markFinished() else { return }
-        let error = CurlError.urlError(code: failure.code, url: request.url, detail: failure.detail,
-                                       refusedOption: failure.option, libcurlVersion: failure.libcurlVersion)
-        transport.registry.complete(self, error: error)
+        let refused = failure.option.map { (option: $0, libcurlVersion: failure.libcurlVersion ?? "?") }
+        let error = CurlFailure(code: failure.code, detail: failure.detail, url: request.url, refusedOption: refused).networkError
+        transport.registry.complete(self, outcome: .failed(error))
     }
 
     /// The task was cancelled: it is over, and no event follows.

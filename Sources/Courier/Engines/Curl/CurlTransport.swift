@@ -40,12 +40,19 @@ final class CurlTransport: Transport {
     /// Every task reads its metrics from libcurl at its end (``CurlMetrics``).
     var measuresTransfers: Bool { true }
 
-    func makeDataTask(with request: URLRequest) -> any TransportTask {
-        CurlTask(transport: self, request: request, upload: request.httpBody.map { .data($0) } ?? .none)
+    /// Any curl loop thread, not only this network's: a blocking call on one holds up every
+    /// transfer of that loop's network, its own included.
+    var ownsCurrentThread: Bool { CurlLoop.isCurrentThreadALoop }
+
+    /// `httpAdditionalHeaders`, which the engine sends with every request (``CurlSettings``).
+    var configuredHeaders: [(name: String, value: String)] { settings.additionalHeaders }
+
+    func makeDataTask(with request: URLRequest, limits: TransportLimits) -> any TransportTask {
+        CurlTask(transport: self, request: request, limits: limits, upload: request.httpBody.map { .data($0) } ?? .none)
     }
 
-    func makeUploadTask(with request: URLRequest, fromFile file: URL) -> any TransportTask {
-        CurlTask(transport: self, request: request, upload: .file(file))
+    func makeUploadTask(with request: URLRequest, fromFile file: URL, limits: TransportLimits) -> any TransportTask {
+        CurlTask(transport: self, request: request, limits: limits, upload: .file(file))
     }
 
     /// Takes effect at once on the loop thread: no delay, no blocking, no byte after it.

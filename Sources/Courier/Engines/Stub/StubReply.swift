@@ -59,8 +59,9 @@ public struct StubReply: Sendable {
     /// Fails the attempt in the transport, as a dropped network would:
     /// `.failure(URLError(.notConnectedToInternet))`, `.failure(URLError(.timedOut))`,
     /// `.failure(URLError(.networkConnectionLost))`… Courier classifies it exactly as an error
-    /// from the network (``NetworkError/transport(_:)``, ``NetworkError/timedOut``…), and its
-    /// retry policy treats it the same way.
+    /// from the network (``NetworkError/transport(_:)``: a `URLError.timedOut` is a transport's
+    /// idle timeout, never the request's own deadline ``NetworkError/timedOut``), and its retry
+    /// policy treats it the same way.
     public static func failure(_ error: URLError) -> StubReply {
         StubReply(.failure(error))
     }

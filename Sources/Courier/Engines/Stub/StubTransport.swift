@@ -13,11 +13,12 @@ struct StubTransport: Transport {
     /// A stub answers whatever it is given (its rules may match on a GET's body).
     var sendsGETBodies: Bool { true }
 
-    func makeDataTask(with request: URLRequest) -> any TransportTask {
+    /// A stub has no connection to stall: its limits are those of the request's deadline alone.
+    func makeDataTask(with request: URLRequest, limits: TransportLimits) -> any TransportTask {
         StubTask(request: request, bodyFile: nil, transport: self)
     }
 
-    func makeUploadTask(with request: URLRequest, fromFile file: URL) -> any TransportTask {
+    func makeUploadTask(with request: URLRequest, fromFile file: URL, limits: TransportLimits) -> any TransportTask {
         StubTask(request: request, bodyFile: file, transport: self)
     }
 
@@ -120,13 +121,14 @@ final class StubTask: TransportTask, Sendable {
         }
     }
 
-    /// Reports the end, once.
-    private func finish(error: (any Error)?) {
+    /// Reports the end, once, its error classified as URLSession's would be (the stub stands in
+    /// for a network; its failures come before any head).
+    private func finish(error: URLError?) {
         let first = finished.withLock { done -> Bool in
             defer { done = true }
             return !done
         }
-        if first { transport.registry.complete(self, error: error, metrics: nil) }
+        if first { transport.registry.complete(self, outcome: URLSessionFailure.outcome(of: error, headReceived: false), metrics: nil) }
     }
 
     /// The reply's headers, with a `Content-Length` of its body unless it names its framing.

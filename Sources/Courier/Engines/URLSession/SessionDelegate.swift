@@ -10,6 +10,9 @@ import FoundationNetworking
 /// registered transfer has already ended (cancelled, timed out): its callbacks are ignored.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let registry: TransferRegistry
+    /// The tasks that have delivered a response head, until they complete: how a failure is
+    /// classified depends on it (see ``URLSessionFailure/outcome(of:headReceived:)``).
+    private let headsReceived = Locked<Set<ObjectIdentifier>>([])
 
     init(registry: TransferRegistry) {
         self.registry = registry
@@ -20,6 +23,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         if let http = response as? HTTPURLResponse {
+            headsReceived.withLock { _ = $0.insert(ObjectIdentifier(dataTask)) }
             registry.transfer(for: dataTask)?.didReceive(head: HTTPResponse(http, body: Data()))
         }
         completionHandler(.allow)
@@ -38,14 +42,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         registry.transfer(for: task)?.didSend(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend)
     }
 
+    /// The task is over: its failure, if any, classified here (``URLSessionFailure``), so the
+    /// transfer sees the ``NetworkError`` it means.
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let headReceived = headsReceived.withLock { $0.remove(ObjectIdentifier(task)) != nil }
+        let outcome = URLSessionFailure.outcome(of: error, headReceived: headReceived)
         #if canImport(FoundationNetworking)
         // FoundationNetworking collects no metrics: the transfer times what it can itself.
-        registry.complete(task, error: error, metrics: nil)
+        registry.complete(task, outcome: outcome, metrics: nil)
         #else
         var metrics = collected.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
         if let collected = metrics { metrics?.phase = SessionMetrics.phase(of: collected, failed: error != nil) }
-        registry.complete(task, error: error, metrics: metrics)
+        registry.complete(task, outcome: outcome, metrics: metrics)
         #endif
     }
 

@@ -47,7 +47,7 @@ enum ContentCoding {
     }
 
     /// The `Accept-Encoding` the curl engine sends for `request`: the request's own, else the
-    /// configuration's (``CurlSettings/additionalHeaders``); `nil` when neither sets one.
+    /// configuration's (`httpAdditionalHeaders`, as ``Transport/configuredHeaders``); `nil` when neither sets one.
     static func acceptEncoding(of request: URLRequest, additionalHeaders: [(name: String, value: String)]) -> String? {
         if let own = request.value(forHTTPHeaderField: "Accept-Encoding") { return own }
         return additionalHeaders.first { $0.name.caseInsensitiveCompare("Accept-Encoding") == .orderedSame }?.value

@@ -75,7 +75,7 @@ struct DecompressionGuard {
     /// ``taken(_:)`` only for the chunks the body took.
     func check(_ count: Int, encoded: Int64?) -> NetworkError? {
         // Both are upper bounds of the encoded bytes so far (libcurl's count may run one read
-        // ahead, see CurlTask): the smaller is the tighter.
+        // ahead on the curl engine): the smaller is the tighter.
         guard let encoded = [encoded, announcedEncodedLength].compactMap({ $0 }).min() else { return nil }
         let total = decoded + Int64(count)
         let allowed = limit.allowedDecodedBytes(afterEncoded: encoded)

@@ -103,7 +103,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     /// `--compressed`), unless the request names an encoding itself: a `Range` then counts the
     /// bytes that are written, and the size the server announces is the size that arrives. A
     /// server may compress anyway; see the type's documentation.
-    func makeTask(in transport: any Transport, for attemptRequest: URLRequest) throws -> any TransportTask {
+    func makeTask(in transport: any Transport, for attemptRequest: URLRequest, limits: TransportLimits) throws -> any TransportTask {
         var urlRequest = attemptRequest
         if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
@@ -124,7 +124,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         }
         // A `.partial` file an earlier attempt opened and never used.
         if case let .resume(unused, _) = previous { try? unused.close() }
-        return transport.makeDataTask(with: urlRequest)
+        return transport.makeDataTask(with: urlRequest, limits: limits)
     }
 
     func didReceive(head: HTTPResponse) -> BodyStep {
@@ -190,7 +190,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         state.withLock { $0.sink = .waiting }
     }
 
-    func didComplete(error: (any Error)?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<URL> {
+    func didComplete(error: NetworkError?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<URL> {
         state.withLock { state in
             if case .restart = state.sink, error == nil {
                 state.sink = .waiting
@@ -328,8 +328,8 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     /// Why an attempt that did not produce a complete file failed. A refusal by `validate` is
     /// the error it threw, carrying the whole response: it judged the head alone, and the error
     /// page's body has arrived since.
-    private static func attemptError(_ error: (any Error)?, sink: Sink, metrics: TransferMetrics?) -> AttemptFailure {
-        if let error { return .failed(NetworkError.from(error), response: nil) }
+    private static func attemptError(_ error: NetworkError?, sink: Sink, metrics: TransferMetrics?) -> AttemptFailure {
+        if let error { return .failed(error, response: nil) }
         switch sink {
         case let .errorBody(response, body, refusal):
             var full = response.completed(with: metrics)

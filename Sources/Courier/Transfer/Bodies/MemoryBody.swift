@@ -40,8 +40,8 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
 
     var uploadsFromFile: Bool { upload.uploadsFromFile }
 
-    func makeTask(in transport: any Transport, for urlRequest: URLRequest) throws -> any TransportTask {
-        try upload.makeTask(in: transport, for: urlRequest)
+    func makeTask(in transport: any Transport, for urlRequest: URLRequest, limits: TransportLimits) throws -> any TransportTask {
+        try upload.makeTask(in: transport, for: urlRequest, limits: limits)
     }
 
     func didReceive(head: HTTPResponse) -> BodyStep {
@@ -84,13 +84,13 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
         state.withLock { $0 = Received() }
     }
 
-    func didComplete(error: (any Error)?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output> {
+    func didComplete(error: NetworkError?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output> {
         let received = state.withLock { state in
             defer { state = Received() }
             return state
         }
         var error = error
-        if received.rejectedChallenge, received.response != nil, (error as? URLError)?.code == .cancelled {
+        if received.rejectedChallenge, received.response != nil, case .cancelled? = error {
             error = nil
         }
         var full = received.response
@@ -102,8 +102,8 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
                               progress: error == nil ? received.progress : nil, observed: full)
     }
 
-    private func outcome(of full: HTTPResponse?, error: (any Error)?, redirectLimitHit: HTTPResponse?) -> AttemptOutcome<Output> {
-        if let error { return .failed(NetworkError.from(error), response: full) }
+    private func outcome(of full: HTTPResponse?, error: NetworkError?, redirectLimitHit: HTTPResponse?) -> AttemptOutcome<Output> {
+        if let error { return .failed(error, response: full) }
         if let redirect = redirectLimitHit { return .failed(.tooManyRedirects(full ?? redirect), response: full ?? redirect) }
         guard let full else { return .failed(.transport(URLError(.badServerResponse)), response: nil) }
         let request = self.request

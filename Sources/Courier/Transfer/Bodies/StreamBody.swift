@@ -80,8 +80,8 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
 
     var uploadsFromFile: Bool { upload.uploadsFromFile }
 
-    func makeTask(in transport: any Transport, for urlRequest: URLRequest) throws -> any TransportTask {
-        let task = try upload.makeTask(in: transport, for: urlRequest)
+    func makeTask(in transport: any Transport, for urlRequest: URLRequest, limits: TransportLimits) throws -> any TransportTask {
+        let task = try upload.makeTask(in: transport, for: urlRequest, limits: limits)
         state.withLock { $0.task = task }
         return task
     }
@@ -144,17 +144,17 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
         state.withLock { $0.sink = .waiting }
     }
 
-    func didComplete(error: (any Error)?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<HTTPResponse> {
+    func didComplete(error: NetworkError?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<HTTPResponse> {
         let (sink, received, headDelivered, rejectedChallenge) = state.withLock { state in
             defer { state.sink = .waiting }
             return (state.sink, state.received, state.headDelivered, state.rejectedChallenge)
         }
         var error = error
         // URLSession ends a task whose challenge Courier refused as cancelled; the 401 it
-        // delivered first is the answer (see SessionDelegate).
-        if rejectedChallenge, (error as? URLError)?.code == .cancelled, !sink.isWaiting { error = nil }
+        // delivered first is the answer (see the URLSession engine's delegate).
+        if rejectedChallenge, case .cancelled? = error, !sink.isWaiting { error = nil }
         if let error {
-            return BodyCompletion(outcome: .failed(NetworkError.from(error), response: nil, retryable: !headDelivered))
+            return BodyCompletion(outcome: .failed(error, response: nil, retryable: !headDelivered))
         }
         let redirectLimitHit = redirectLimitHit?.completed(with: metrics)
         switch sink {

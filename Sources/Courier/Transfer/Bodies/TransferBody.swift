@@ -25,8 +25,8 @@ protocol TransferBody: AnyObject, Sendable {
     /// though there is a body to repeat on a `307`/`308`).
     var uploadsFromFile: Bool { get }
 
-    /// Makes the transport task (not resumed) for an attempt, or for a restart of one.
-    func makeTask(in transport: any Transport, for request: URLRequest) throws -> any TransportTask
+    /// Makes the transport task (not resumed) for an attempt, or for a restart of one, keeping `limits`.
+    func makeTask(in transport: any Transport, for request: URLRequest, limits: TransportLimits) throws -> any TransportTask
 
     /// The response head of the current task (its `body` is empty).
     func didReceive(head: HTTPResponse) -> BodyStep
@@ -42,11 +42,11 @@ protocol TransferBody: AnyObject, Sendable {
     /// Courier refused the server's authentication challenge: the task then ends "cancelled",
     /// but the response it already holds is the real outcome.
     func didRejectAuthenticationChallenge()
-    /// The task is over: what the attempt produced. `metrics` are the transfer's (an `error`
-    /// carries them already); every complete response the body hands on carries them too.
+    /// The task is over: what the attempt produced. `error` is the transport's failure, as its
+    /// engine classified it; `metrics` are the transfer's (an `error` carries them already); every complete response the body hands on carries them too.
     /// `redirectLimitHit` is the redirect the attempt refused to follow because of
     /// ``Network/maximumRedirects``, if any.
-    func didComplete(error: (any Error)?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output>
+    func didComplete(error: NetworkError?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output>
     /// The attempt goes on with a new task (a redirect Courier follows itself): forget what the
     /// last task received.
     func reset()

@@ -1,0 +1,65 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The URLSession engine: a Network's URLSession is its ``Transport``, its tasks the
+/// ``TransportTask``s; the ``SessionDelegate`` reports their events and classifies how they end
+/// (``URLSessionFailure``).
+extension URLSessionTask: TransportTask {
+    var hasCompleted: Bool { state == .completed || state == .canceling }
+}
+
+extension URLSession: Transport {
+    /// Cancels the task in the background, a moment after its transfer ended.
+    ///
+    /// Never on the caller's thread: on Linux `URLSessionTask.cancel()` blocks its caller
+    /// (milliseconds to seconds). And not at once: FoundationNetworking traps ("task not in the
+    /// registry") when its cancel races the task's own end, which it reports on another thread.
+    /// A task that ends within ``cancelDelay`` (any short response) is then never cancelled at
+    /// all, which closes that window for everything but transfers that happen to end exactly as
+    /// the delayed cancel lands. The caller is not kept waiting: its completion was delivered
+    /// already, and bytes arriving meanwhile are dropped unread.
+    func cancel(_ task: any TransportTask) {
+        let task = UncheckedSendable(task)  // URLSessionTask is thread-safe; not annotated on Linux.
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.cancelDelay) {
+            guard !task.value.hasCompleted else { return }
+            task.value.cancel()
+        }
+    }
+
+    /// How long after a transfer ends early its URLSession task is cancelled; see ``cancel(_:)``.
+    static let cancelDelay: TimeInterval = 0.025
+
+    /// URLSession fails such a task with "resource exceeds maximum size".
+    var sendsGETBodies: Bool { false }
+
+    func makeDataTask(with request: URLRequest, limits: TransportLimits) -> any TransportTask {
+        dataTask(with: Self.applying(limits, to: request))
+    }
+
+    func makeUploadTask(with request: URLRequest, fromFile file: URL, limits: TransportLimits) -> any TransportTask {
+        uploadTask(with: Self.applying(limits, to: request), fromFile: file)
+    }
+
+    /// URLSession's only per-request limit is `timeoutInterval`, an idle timeout, which
+    /// FoundationNetworking cuts to whole seconds (so 0.3 s would time out at once): the idle
+    /// limit rounded up. Without one, the request keeps its own.
+    private static func applying(_ limits: TransportLimits, to request: URLRequest) -> URLRequest {
+        guard let idle = limits.idleMilliseconds else { return request }
+        var request = request
+        request.timeoutInterval = (Double(idle) / 1000).rounded(.up)
+        return request
+    }
+
+    /// `httpAdditionalHeaders`, which URLSession sends with every request.
+    var configuredHeaders: [(name: String, value: String)] {
+        (configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value in
+            (key as? String).map { ($0, "\(value)") }
+        }
+    }
+
+    func invalidate() {
+        finishTasksAndInvalidate()
+    }
+}
