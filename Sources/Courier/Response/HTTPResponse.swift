@@ -72,14 +72,14 @@ public struct HTTPResponse: Sendable, Hashable {
 
     /// The same response with the metrics of the transfer that brought it; the HTTP version they
     /// name fills in one the head did not know (Apple's URLSession reports it only there).
-    func completed(with metrics: TransferMetrics?) -> HTTPResponse {
+    func adding(_ metrics: TransferMetrics?) -> HTTPResponse {
         var copy = self
-        copy.complete(with: metrics)
+        copy.add(metrics)
         return copy
     }
 
-    /// Adds the metrics in place (see ``completed(with:)``): no copy of the response.
-    mutating func complete(with metrics: TransferMetrics?) {
+    /// Adds the metrics in place (see ``adding(_:)``): no copy of the response.
+    mutating func add(_ metrics: TransferMetrics?) {
         guard let metrics else { return }
         self.metrics = metrics
         if httpVersion == .unknown, let version = metrics.httpVersion { httpVersion = version }

@@ -48,7 +48,7 @@ final class Delivery<Output>: Sendable {
     }
 
     /// Runs the completion, after any progress event already queued.
-    func complete(_ result: consuming Result<Output, any Error>) {
+    func deliver(_ result: consuming Result<Output, any Error>) {
         let reporter = self.reporter
         let completion = self.completion
         // Moved, not shared: the caller gives the result up, and the one completion receives it.

@@ -204,7 +204,7 @@ final class NetworkCore: Sendable {
 
     /// Bookkeeping once a transfer has ended: frees its slot and, if the Network is gone and
     /// this was the last transfer, invalidates the session.
-    func transferDidEnd(_ transfer: any ScheduledTransfer, releasingSlot: Bool) {
+    func transferEnded(_ transfer: any ScheduledTransfer, releasingSlot: Bool) {
         if releasingSlot { requestQueue.release() }
         if registry.remove(transfer) == 0, isShuttingDown.withLock({ $0 }) {
             invalidateSession()

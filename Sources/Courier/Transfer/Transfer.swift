@@ -20,6 +20,14 @@ import FoundationNetworking
 /// failure asks the retry policy and interceptors whether to go again. Between attempts the
 /// transfer holds no slot: a token fetch or a `Retry-After` wait never blocks other requests, and
 /// a cancel then ends it at once. The deadline covers all attempts.
+///
+/// **One word per ending.** A transport task *completes* (``didComplete(_:metrics:)``; the curl
+/// engine's `complete`, after libcurl says `curlDone`); the attempt it carried is *judged*
+/// (``judge(_:)``: accepted, retried, failed or rejected); the transfer *ends* once
+/// (``end(with:)`` from outside, the lifecycle's ``TransferLifecycle/Action/end(_:)``, then
+/// ``NetworkCore/transferEnded(_:releasingSlot:)``), and its ending is *delivered* to the caller
+/// (``deliver(_:committing:)``, through ``Delivery/deliver(_:)``). What it held is *released*
+/// (the slot, the body); the lifecycle's `abort` is the event of an early end (cancel, deadline).
 final class Transfer<Body: TransferBody>: ScheduledTransfer {
     typealias Lifecycle = TransferLifecycle<any TransportTask>
 
@@ -221,7 +229,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             let context = self.context
             settings.observers.forEach { $0.didReceive(observed, context: context) }
         }
-        conclude(completion.outcome)
+        judge(completion.outcome)
     }
 
     func redirect(_ response: HTTPURLResponse, head: HTTPResponse?, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
@@ -259,21 +267,22 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
 
     // MARK: - Judging an attempt
 
-    /// Acts on what the body made of a finished task.
-    private func conclude(_ outcome: AttemptOutcome<Body.Output>) {
+    /// Acts on what the body made of a completed task: accepted, failed, rejected, or to be
+    /// judged by the request's own code (`validate`, `output`), inline or on another queue.
+    private func judge(_ outcome: AttemptOutcome<Body.Output>) {
         switch outcome {
         case let .accepted(commit):
             let action = event { $0.lifecycle.succeeded() }
             if case let .end(ending) = action {
-                finish(ending, committing: commit)
+                deliver(ending, committing: commit)
             }
-        case let .judge(size, judge):
+        case let .judge(size, verdict):
             if let requestCodeQueue {
-                requestCodeQueue.async { [self] in conclude(judge()) }
+                requestCodeQueue.async { [self] in judge(verdict()) }
             } else if size <= AttemptOutcome<Body.Output>.inlineJudgingLimit {
-                conclude(judge())
+                judge(verdict())
             } else {
-                core.workQueue.async { [self] in conclude(judge()) }
+                core.workQueue.async { [self] in judge(verdict()) }
             }
         case let .failed(error, response, retryable):
             handle { retryable ? $0.attemptFailed(error, response: response) : $0.failedForGood(error, response: response) }
@@ -368,7 +377,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             // Answers to `redirectMet` and `taskCompleted`, acted on where those events are fed.
             break
         case let .end(ending):
-            finish(ending, committing: nil)
+            deliver(ending, committing: nil)
         }
     }
 
@@ -407,7 +416,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     /// The transfer has ended: release what it held, then deliver its one completion.
-    private func finish(_ ending: Lifecycle.Ending, committing commit: (@Sendable () -> Result<Body.Output, any Error>)?) {
+    private func deliver(_ ending: Lifecycle.Ending, committing commit: (@Sendable () -> Result<Body.Output, any Error>)?) {
         var releaseSlot = ending.heldSlot
         if let task = ending.taskToCancel {
             if releaseSlot {
@@ -422,27 +431,27 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             core.transport.cancel(task)
         }
         if ending.wasCancelled { delivery.markCancelled() }
-        core.transferDidEnd(self, releasingSlot: releaseSlot)
+        core.transferEnded(self, releasingSlot: releaseSlot)
         body.release()
 
         switch ending.outcome {
         case .success:
-            // Only `conclude` ends a transfer with success, and it always passes the commit.
+            // Only `judge` ends a transfer with success, and it always passes the commit.
             guard let commit else { return assertionFailure("a success ended without its output") }
-            delivery.complete(commit())
+            delivery.deliver(commit())
         case let .failure(error, response):
             let context = self.context
             settings.observers.forEach { $0.didFail(error, context: context) }
             let body = self.body
             let delivery = self.delivery
             if let requestCodeQueue {
-                body.abandon { requestCodeQueue.async { delivery.complete(.failure(body.convert(error, response: response))) } }
+                body.abandon { requestCodeQueue.async { delivery.deliver(.failure(body.convert(error, response: response))) } }
             } else {
-                body.abandon { delivery.complete(.failure(body.convert(error, response: response))) }
+                body.abandon { delivery.deliver(.failure(body.convert(error, response: response))) }
             }
         case let .rejected(error):
             let delivery = self.delivery
-            body.abandon { delivery.complete(.failure(error)) }
+            body.abandon { delivery.deliver(.failure(error)) }
         }
     }
 

@@ -158,7 +158,7 @@ final class CurlLoop: @unchecked Sendable {
     /// Starts a transfer of `task`: its request, or `next`, a redirect it follows.
     private func begin(_ task: CurlTask, next: URLRequest? = nil) {
         if let refusedMultiOption {
-            task.finish(refusedMultiOption)
+            task.complete(refusedMultiOption)
             return
         }
         let easy: OpaquePointer
@@ -167,21 +167,21 @@ final class CurlLoop: @unchecked Sendable {
             easy = reused
         } else {
             guard let made = ccurl_easy_init() else {
-                task.finish(code: Int32(CCURLE_OUT_OF_MEMORY), detail: "libcurl could not make an easy handle")
+                task.complete(code: Int32(CCURLE_OUT_OF_MEMORY), detail: "libcurl could not make an easy handle")
                 return
             }
             easy = made
         }
         if let failure = task.configure(easy, for: next) {
             recycle(easy)
-            task.finish(failure)
+            task.complete(failure)
             return
         }
         let added = ccurl_multi_add_handle(multi, easy)
         guard added == 0 else {
             // Never left waiting for a completion that cannot come.
             ccurl_easy_cleanup(easy)
-            task.finish(code: Int32(CCURLE_OUT_OF_MEMORY), detail: "curl_multi_add_handle failed with CURLMcode \(added)")
+            task.complete(code: Int32(CCURLE_OUT_OF_MEMORY), detail: "curl_multi_add_handle failed with CURLMcode \(added)")
             return
         }
         running[easy] = task
@@ -213,7 +213,7 @@ final class CurlLoop: @unchecked Sendable {
         while ccurl_multi_next_done(multi, &easy, &result) != 0 {
             guard let easy, let task = running.removeValue(forKey: easy) else { continue }
             _ = ccurl_multi_remove_handle(multi, easy)
-            let next = task.transferDidEnd(code: result)
+            let next = task.curlDone(code: result)
             recycle(easy)
             if let next {
                 // A redirect Courier follows within the same task: the next request, on the same

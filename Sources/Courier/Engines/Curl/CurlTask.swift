@@ -12,7 +12,7 @@ import FoundationNetworking
 /// following is off: every redirect is decided by Courier's ``RedirectPolicy``.
 final class CurlTask: TransportTask, @unchecked Sendable {
     // @unchecked: everything but `finished` is touched on the loop thread only (configure,
-    // callbacks, transferDidEnd); `finished` is behind its lock.
+    // callbacks, curlDone); `finished` is behind its lock.
 
     enum Upload {
         case none
@@ -173,7 +173,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             return true
         case let .malformed(reason):
             protocolFailure = reason
-            return false   // libcurl ends the transfer with a write error; transferDidEnd reports the reason
+            return false   // libcurl ends the transfer with a write error; curlDone reports the reason
         case let .head(head):
             if transport.readsConnectionID, let easy { connectionID = CurlMetrics.connectionID(of: easy) }
             didReceive(head)
@@ -263,17 +263,17 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     /// libcurl finished the transfer with `code`. Returns the request to follow when the response
     /// was a redirect the transfer agreed to; otherwise the task is over and reports it.
-    func transferDidEnd(code: Int32) -> URLRequest? {
+    func curlDone(code: Int32) -> URLRequest? {
         if code == CCURLE_OK, let next = redirect {
             if let easy { metrics.addRedirectHop(of: easy) }
             return next
         }
         if code == CCURLE_OK, !parser.hasHead {
             // libcurl takes a reply that stops inside its head for a success; it is not one.
-            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server closed the connection before the end of the response head",
+            complete(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: "the server closed the connection before the end of the response head",
                    metrics: readMetrics(succeeded: false))
         } else if let protocolFailure {
-            finish(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: protocolFailure, metrics: readMetrics(succeeded: false))
+            complete(code: Int32(CCURLE_WEIRD_SERVER_REPLY), detail: protocolFailure, metrics: readMetrics(succeeded: false))
         } else {
             // A proxy that refused the tunnel: its status, which its suppressed reply head (see
             // CurlRequestOptions) no longer shows. libcurl 7.88 ends such a transfer with 56,
@@ -283,7 +283,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
                 _ = ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_HTTP_CONNECTCODE), &connectStatus)
             }
             let tunnelRefused = connectStatus != 0 && !(200...299).contains(connectStatus)
-            finish(code: code, detail: errorBuffer[0] == 0 ? nil : String(cString: errorBuffer), connectStatus: connectStatus,
+            complete(code: code, detail: errorBuffer[0] == 0 ? nil : String(cString: errorBuffer), connectStatus: connectStatus,
                    metrics: readMetrics(succeeded: code == CCURLE_OK, tunnelRefused: tunnelRefused))
         }
         return nil
@@ -300,7 +300,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// Ends the task with `code` and reports it to its transfer (or, if the transfer has ended
     /// already, to the registry, which frees a slot kept for it), with the transfer's `metrics`:
     /// a failure classified here, where libcurl's code and message are known (``CurlFailure``).
-    func finish(code: Int32, detail: String?, connectStatus: Int = 0, metrics: TransferMetrics? = nil) {
+    func complete(code: Int32, detail: String?, connectStatus: Int = 0, metrics: TransferMetrics? = nil) {
         guard markFinished() else { return }
         let outcome: TransportOutcome = code == CCURLE_OK ? .completed
             : .failed(CurlFailure(code: code, detail: detail, url: request.url, connectStatus: connectStatus,
@@ -309,7 +309,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     }
 
     /// Ends the task with a transfer that could not be set up (nothing was sent).
-    func finish(_ failure: ConfigurationFailure) {
+    func complete(_ failure: ConfigurationFailure) {
         guard markFinished() else { return }
         let refused = failure.option.map { (option: $0, libcurlVersion: failure.libcurlVersion ?? "?") }
         let error = CurlFailure(code: failure.code, detail: failure.detail, url: request.url, refusedOption: refused).networkError

@@ -89,13 +89,13 @@ final class StubTask: TransportTask, Sendable {
         case .noAnswer:
             return
         case let .failure(error):
-            finish(error: error)
+            complete(error: error)
         case let .response(response, chunks, interval):
             if let body = sent.httpBody, !body.isEmpty {
                 // The request body went out in one piece.
                 transfer.didSend(totalBytesSent: Int64(body.count), totalBytesExpectedToSend: Int64(body.count))
             }
-            guard let url = sent.url else { return finish(error: URLError(.badServerResponse)) }
+            guard let url = sent.url else { return complete(error: URLError(.badServerResponse)) }
             // Sorted by name, as heads from URLSession are, so that equal answers compare equal.
             let fields = Self.headers(of: response).sorted { $0.key.lowercased() < $1.key.lowercased() }
                 .map { (name: $0.key, value: $0.value) }
@@ -110,7 +110,7 @@ final class StubTask: TransportTask, Sendable {
     private func send(_ chunks: [Data], from index: Int, interval: TimeInterval) {
         var index = index
         while let transfer = liveTransfer {
-            guard index < chunks.count else { return finish(error: nil) }
+            guard index < chunks.count else { return complete(error: nil) }
             if !chunks[index].isEmpty { transfer.didReceive(data: chunks[index]) }
             index += 1
             if interval > 0, index < chunks.count {
@@ -123,7 +123,7 @@ final class StubTask: TransportTask, Sendable {
 
     /// Reports the end, once, its error classified as URLSession's would be (the stub stands in
     /// for a network; its failures come before any head).
-    private func finish(error: URLError?) {
+    private func complete(error: URLError?) {
         let first = finished.withLock { done -> Bool in
             defer { done = true }
             return !done

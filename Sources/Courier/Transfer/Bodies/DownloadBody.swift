@@ -332,7 +332,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         if let error { return .failed(error, response: nil) }
         switch sink {
         case let .errorBody(response, body, refusal):
-            var full = response.completed(with: metrics)
+            var full = response.adding(metrics)
             full.body = body
             guard let refusal = refusal as? NetworkError else { return .rejected(refusal) }
             return .failed(refusal.carrying(full), response: full)

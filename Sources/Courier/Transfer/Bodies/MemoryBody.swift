@@ -95,9 +95,9 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
         }
         var full = received.response
         full?.body = received.body
-        full?.complete(with: metrics)
+        full?.add(metrics)
         var redirectLimitHit = redirectLimitHit
-        redirectLimitHit?.complete(with: metrics)
+        redirectLimitHit?.add(metrics)
         return BodyCompletion(outcome: outcome(of: full, error: error, redirectLimitHit: redirectLimitHit),
                               progress: error == nil ? received.progress : nil, observed: full)
     }

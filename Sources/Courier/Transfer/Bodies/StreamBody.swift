@@ -156,17 +156,17 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
         if let error {
             return BodyCompletion(outcome: .failed(error, response: nil, retryable: !headDelivered))
         }
-        let redirectLimitHit = redirectLimitHit?.completed(with: metrics)
+        let redirectLimitHit = redirectLimitHit?.adding(metrics)
         switch sink {
         case let .consumer(head):
             if let redirect = redirectLimitHit {
                 return BodyCompletion(outcome: .failed(.tooManyRedirects(redirect), response: redirect, retryable: !headDelivered))
             }
             // The completion's response is the head again, now with the transfer's metrics.
-            let response = head.completed(with: metrics)
+            let response = head.adding(metrics)
             return BodyCompletion(outcome: .accepted { .success(response) }, progress: progress(received: received, of: response))
         case let .errorBody(response, body):
-            var full = response.completed(with: metrics)
+            var full = response.adding(metrics)
             full.body = body
             if let redirect = redirectLimitHit {
                 return BodyCompletion(outcome: .failed(.tooManyRedirects(redirect), response: full))

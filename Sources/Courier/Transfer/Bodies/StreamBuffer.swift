@@ -101,7 +101,7 @@ final class StreamBuffer: Sendable {
     }
 
     /// The transfer's one result, handed out after the chunks already here.
-    func finish(_ result: Result<HTTPResponse, any Error>) {
+    func end(with result: Result<HTTPResponse, any Error>) {
         let (room, wake) = state.withLock { state -> ((@Sendable () -> Void)?, (@Sendable () -> Void)?) in
             guard state.result == nil else { return (nil, nil) }
             state.result = result
