@@ -53,18 +53,19 @@ final class TransferLifecycleTests: XCTestCase {
             }
         }
         go(phase)
-        XCTAssertEqual(name(of: machine.phase), phase.rawValue)
+        XCTAssertEqual(name(of: machine), phase.rawValue)
         return machine
     }
 
-    private func name(of phase: Machine.Phase) -> String {
-        switch phase {
+    /// The phase's name, with the running task's redirect sub-state.
+    private func name(of machine: Machine) -> String {
+        switch machine.phase {
         case .idle: return "idle"
         case .adapting: return "adapting"
         case .queued: return "queued"
         case .starting: return "starting"
-        case let .running(_, redirect):
-            switch redirect {
+        case .running:
+            switch machine.redirect {
             case .none: return "running"
             case .followAfterTask: return "running(followAfterTask)"
             case .refused: return "running(refused)"
@@ -224,7 +225,7 @@ final class TransferLifecycleTests: XCTestCase {
                 let key = "\(phase.rawValue)/\(event.name)"
                 // Anything not in the table is ignored: no action, no change of phase.
                 let expected = table[key] ?? "none \(phase.rawValue)"
-                XCTAssertEqual("\(kind(of: action)) \(name(of: machine.phase))", expected, key)
+                XCTAssertEqual("\(kind(of: action)) \(name(of: machine))", expected, key)
             }
         }
     }
