@@ -13,8 +13,10 @@ final class Console: Sendable {
 
     let stdoutIsTerminal: Bool
     let stderrIsTerminal: Bool
-    /// Serialises the writes (it guards no state: the descriptors are the process's).
-    private let lock = Locked(())
+    /// The descriptors written to, behind one lock so that one write is whole before the next
+    /// begins. (A state is needed: a zero-sized one would share its address with the mutex, see
+    /// ``Locked``.)
+    private let streams = Locked((out: STDOUT_FILENO, err: STDERR_FILENO))
 
     init(stdoutIsTerminal: Bool = isatty(STDOUT_FILENO) != 0, stderrIsTerminal: Bool = isatty(STDERR_FILENO) != 0) {
         self.stdoutIsTerminal = stdoutIsTerminal
@@ -24,7 +26,7 @@ final class Console: Sendable {
     /// Writes body bytes to stdout.
     /// - Throws: ``Failure`` with ``ExitCode/writeError`` when stdout is closed or full.
     func writeOut(_ data: Data) throws(Failure) {
-        let failure = lock.withLock { _ in PartialFile.writeAll(data, to: STDOUT_FILENO) }
+        let failure = streams.withLock { PartialFile.writeAll(data, to: $0.out) }
         if let failure {
             throw Failure(.writeError, "cannot write to stdout: \(String(cString: strerror(failure.code.rawValue)))")
         }
@@ -32,7 +34,7 @@ final class Console: Sendable {
 
     /// Writes to stderr; a failure to report on stderr cannot itself be reported, so it is ignored.
     func writeError(_ data: Data) {
-        lock.withLock { _ in _ = PartialFile.writeAll(data, to: STDERR_FILENO) }
+        streams.withLock { _ = PartialFile.writeAll(data, to: $0.err) }
     }
 
     /// `courier: <text>` on its own line of stderr. On a terminal the line is cleared first, so

@@ -16,6 +16,9 @@ import Darwin
 /// several of these, so that was a measurable part of Courier's own cost (Docs/Performance.md).
 /// Copies share the one state. `package`, not public: the `courier` tool and the benchmarks
 /// share it, but it is no part of the library's API.
+///
+/// `State` must have a size: a zero-sized one (`Void`) would sit at the mutex's own address, and
+/// Thread Sanitizer reports every access to it as racing the lock's (seen in CI).
 package struct Locked<State>: @unchecked Sendable {  // every access to the state holds the mutex.
     private final class Storage: ManagedBuffer<State, pthread_mutex_t> {
         deinit {
@@ -27,6 +30,7 @@ package struct Locked<State>: @unchecked Sendable {  // every access to the stat
     private let storage: Storage
 
     package init(_ state: State) {
+        assert(MemoryLayout<State>.size > 0, "Locked needs a state with a size; see its documentation")
         storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in state }, to: Storage.self)
         _ = storage.withUnsafeMutablePointerToElements { pthread_mutex_init($0, nil) }
     }
