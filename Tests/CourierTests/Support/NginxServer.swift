@@ -93,7 +93,14 @@ final class NginxServer: @unchecked Sendable {  // `process` is only driven from
         var attempt = 0
         while true {
             attempt += 1
-            let ports = (TestServer.unusedPort(), TestServer.unusedPort(), TestServer.unusedPort())
+            // Three different ones: each probe's socket is closed before the next, so the kernel
+            // may hand out the same port twice (nginx then refuses a "duplicate listen"; seen in CI).
+            var distinct: [Int] = []
+            while distinct.count < 3 {
+                let port = TestServer.unusedPort()
+                if !distinct.contains(port) { distinct.append(port) }
+            }
+            let ports = (distinct[0], distinct[1], distinct[2])
             try Self.configuration(folder: root, files: files, certificates: certificates, tls: ports.0, h2c: ports.1,
                                    plain: ports.2, socket: socketPath, backend: backend.port)
                 .write(to: root.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
