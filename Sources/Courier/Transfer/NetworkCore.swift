@@ -77,7 +77,7 @@ final class NetworkCore: Sendable {
             var urlRequest = try request.makeURLRequest()
             try defaults.withLock { $0 }.apply(to: &urlRequest)
             if urlRequest.value(forHTTPHeaderField: "User-Agent") == nil, let agent = userAgent.withLock({ $0 }) {
-                urlRequest.setValue(agent, forHTTPHeaderField: "User-Agent")
+                Self.addUserAgent(agent, to: &urlRequest)
             }
             if let unsupportedSetting { throw unsupportedSetting }
             if let rateLimit = request.rateLimit { try check(rateLimit) }
@@ -89,6 +89,22 @@ final class NetworkCore: Sendable {
             // while building the request means it has no usable URL.
             return .failure(error as? NetworkError ?? .invalidURL(String(describing: error)))
         }
+    }
+
+    /// Adds `agent` as the `User-Agent` of a request that has none. A printable ASCII value goes
+    /// straight into the header dictionary: FoundationNetworking's `setValue(_:forHTTPHeaderField:)`
+    /// capitalizes the name and validates the value character by character (about 11,000
+    /// instructions, 5% of a small request on the curl engine), and neither changes anything here:
+    /// the name is already in that form and such a value is valid. Any other value takes the
+    /// `setValue` path, which keeps its old effect.
+    static func addUserAgent(_ agent: String, to request: inout URLRequest) {
+        guard agent.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+            request.setValue(agent, forHTTPHeaderField: "User-Agent")
+            return
+        }
+        var fields = request.allHTTPHeaderFields ?? [:]
+        fields["User-Agent"] = agent
+        request.allHTTPHeaderFields = fields
     }
 
     /// A request's own rate limit must be one the engine can honour.

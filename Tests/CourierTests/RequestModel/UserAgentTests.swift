@@ -34,6 +34,20 @@ final class UserAgentTests: XCTestCase {
                        "the network's default headers win over userAgent")
     }
 
+    /// A printable ASCII agent skips FoundationNetworking's `setValue` (a cost, not a behaviour);
+    /// any other agent still goes through it, so what goes out is what `setValue` makes of it.
+    func testAnAgentOutsidePrintableASCIIIsSentAsSetValueLeavesIt() throws {
+        let server = try makeServer().withStandardRoutes()
+        let network = makeNetwork()
+        for value in ["plain/1.0 (printable; ASCII)", "tab\tseparated/1", "caf\u{E9}/2"] {
+            network.userAgent = value
+            var expected = URLRequest(url: server.url("/hello"))
+            expected.setValue(value, forHTTPHeaderField: "User-Agent")
+            let sent = try agent(of: .get(server.url("/hello")), on: network, server: server)
+            XCTAssertEqual(sent.map(Array.init), expected.value(forHTTPHeaderField: "User-Agent").map(Array.init), value)
+        }
+    }
+
     func testTheConfigurationsUserAgentIsTheDefault() throws {
         let server = try makeServer().withStandardRoutes()
         let configuration = URLSessionConfiguration.ephemeral

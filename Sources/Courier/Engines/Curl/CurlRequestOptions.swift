@@ -8,9 +8,11 @@ import FoundationNetworking
 enum CurlRequestOptions {
     /// Applies `request` to `easy`, with the task's `limits`. `headers` holds the handle's header list (replaced here);
     /// `context` is the task the callbacks receive; `decompresses` is the transfer's
-    /// ``Network/decompressesResponses``.
+    /// ``Network/decompressesResponses``. Returns whether libcurl decodes the body (the response
+    /// head's `decodesContent`), decided here once rather than again from the headers per response.
+    @discardableResult
     static func apply(_ request: URLRequest, upload: CurlTask.Upload, limits: TransportLimits, settings: CurlSettings, decompresses: Bool = true,
-                      to easy: OpaquePointer, headers: inout OpaquePointer?, context: UnsafeMutableRawPointer) throws {
+                      to easy: OpaquePointer, headers: inout OpaquePointer?, context: UnsafeMutableRawPointer) throws -> Bool {
         // Every option's result is checked: the first one libcurl refuses ends the request,
         // named (CurlOptionSetter.check, at the end).
         var options = CurlOptionSetter(easy: easy)
@@ -91,11 +93,13 @@ enum CurlRequestOptions {
         // Not decompressing at all (Network.decompressesResponses): the option stays unset, so
         // libcurl offers nothing and decodes nothing, as curl without --compressed; a request's
         // own Accept-Encoding is then an ordinary header.
+        var decodes = false
         if decompresses {
             let encoding = fields.first { $0.name.lowercased() == "accept-encoding" }?.value ?? ""
             fields.removeAll { $0.name.lowercased() == "accept-encoding" }
+            decodes = ContentCoding.asksForDecoding(encoding)
             set(Int32(CCURLOPT_ACCEPT_ENCODING), encoding)
-            set(Int32(CCURLOPT_HTTP_CONTENT_DECODING), ContentCoding.asksForDecoding(encoding) ? 1 : 0)   // libcurl 7.16.2+
+            set(Int32(CCURLOPT_HTTP_CONTENT_DECODING), decodes ? 1 : 0)   // libcurl 7.16.2+
         }
         if bodyLength != nil, method != "HEAD", !fields.contains(where: { $0.name.lowercased() == "content-type" }) {
             // A body sent without a media type (RequestBody.untypedFile) goes without one:
@@ -134,6 +138,7 @@ enum CurlRequestOptions {
         }
         settings.tls.apply(to: &options)
         try options.check()
+        return decodes
     }
 }
 

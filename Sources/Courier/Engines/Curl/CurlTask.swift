@@ -43,6 +43,9 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// The transfer's ``Network/decompressesResponses``, read when the handle is set up: without
     /// it libcurl neither offers a coding nor decodes one (CurlRequestOptions).
     private var decompresses = true
+    /// Whether libcurl decodes this request's body: CurlRequestOptions decided it from the
+    /// `Accept-Encoding` it set.
+    private var decodesContent = true
     /// The request's own rate limit (over the network's), set before the task starts.
     private var rateLimit: RateLimit?
     /// The metrics of the redirects followed so far; read at the end of each transfer.
@@ -137,9 +140,9 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         do {
             try options.check()
             decompresses = transport.registry.transfer(for: self)?.decompressesResponses ?? true
-            try CurlRequestOptions.apply(request, upload: upload, limits: limits, settings: transport.settings,
-                                         decompresses: decompresses, to: easy,
-                                          headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
+            decodesContent = try CurlRequestOptions.apply(request, upload: upload, limits: limits, settings: transport.settings,
+                                                          decompresses: decompresses, to: easy,
+                                                          headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
             let url = request.url
             usesTLS = CurlConnectionOptions.isHTTPS(url)
             try CurlConnectionOptions.apply(to: easy, usesTLS: usesTLS, settings: transport.settings, rateLimit: rateLimit)
@@ -189,8 +192,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         var head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(parsed.fields), url: url,
                                 httpVersion: HTTPVersion(statusLineVersion: parsed.version))
         // The same choice CurlRequestOptions made for CURLOPT_HTTP_CONTENT_DECODING.
-        head.decodesContent = decompresses && ContentCoding.asksForDecoding(
-            ContentCoding.acceptEncoding(of: request, additionalHeaders: transport.settings.additionalHeaders))
+        head.decodesContent = decodesContent
         countsEncodedBytes = head.arrivesDecoded
         let transfer = transport.registry.transfer(for: self)
         if (300...399).contains(parsed.statusCode), head.headers.contains("Location"),

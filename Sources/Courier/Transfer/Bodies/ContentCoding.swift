@@ -35,7 +35,8 @@ enum ContentCoding {
     /// every coding it has) asks for a decoded body: any coding but `identity` with a weight
     /// above 0, or `*`. `identity` alone (a download) asks for the bytes as stored.
     static func asksForDecoding(_ acceptEncoding: String?) -> Bool {
-        guard let acceptEncoding else { return true }
+        // No value and the empty value (libcurl's "every coding it supports") are the common case.
+        guard let acceptEncoding, !acceptEncoding.isEmpty else { return true }
         let trimmed = acceptEncoding.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty { return true }   // libcurl's "" means every coding it supports
         return trimmed.split(separator: ",").contains { item in
@@ -44,12 +45,5 @@ enum ContentCoding {
             let weight = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
             return weight > 0
         }
-    }
-
-    /// The `Accept-Encoding` the curl engine sends for `request`: the request's own, else the
-    /// configuration's (`httpAdditionalHeaders`, as ``Transport/configuredHeaders``); `nil` when neither sets one.
-    static func acceptEncoding(of request: URLRequest, additionalHeaders: [(name: String, value: String)]) -> String? {
-        if let own = request.value(forHTTPHeaderField: "Accept-Encoding") { return own }
-        return additionalHeaders.first { $0.name.caseInsensitiveCompare("Accept-Encoding") == .orderedSame }?.value
     }
 }
