@@ -11,6 +11,10 @@ extension Network {
     /// Courier's own internal queues, where the request could never run, it returns
     /// ``NetworkError/wouldDeadlock(_:)`` at once instead of hanging.
     ///
+    /// On the curl engine the calling thread runs the transfer itself while it waits, on a
+    /// connection of its own, instead of waking another thread and sleeping (see
+    /// <doc:Threading#A-blocking-call-runs-its-own-transfer-curl-engine>).
+    ///
     /// - Parameters:
     ///   - request: What to send and how to read the answer.
     ///   - timeout: How long to wait in all, time in the queue included; when it passes the
@@ -24,8 +28,8 @@ extension Network {
         timeout: TimeInterval? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Result<R.Output, any Error> {
-        core.runBlocking(timeout: timeout, failure: { request.convertError($0, response: nil) }) { completion in
-            core.schedule(request, target: .immediate, progress: progress, completion: completion)
+        core.runBlocking(timeout: timeout, failure: { request.convertError($0, response: nil) }) { target, completion in
+            core.schedule(request, target: target, progress: progress, completion: completion)
         }
     }
 }
@@ -43,8 +47,8 @@ extension Network {
         timeout: TimeInterval? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Result<URL, any Error> {
-        core.runBlocking(timeout: timeout, failure: { request.convertError($0, response: nil) }) { completion in
-            core.download(request, to: destination, options: options, target: .immediate, progress: progress, completion: completion)
+        core.runBlocking(timeout: timeout, failure: { request.convertError($0, response: nil) }) { target, completion in
+            core.download(request, to: destination, options: options, target: target, progress: progress, completion: completion)
         }
     }
 }

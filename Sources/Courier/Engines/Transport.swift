@@ -32,6 +32,9 @@ protocol Transport: Sendable {
     /// Whether the current thread is one the transport needs to move its own transfers (the curl
     /// engine's loop thread): a blocking call made there could never finish. Default: `false`.
     var ownsCurrentThread: Bool { get }
+    /// A driver for one blocking call, whose thread then runs that call's transfers itself
+    /// (``CallerDriver``), or `nil` when this transport cannot (or, at its limit, will not).
+    func makeCallerDriver() -> (any CallerDriver)?
     /// Cancels a task whose transfer has ended (or that was never wanted): never blocks the
     /// caller, never under a lock.
     func cancel(_ task: any TransportTask)
@@ -74,6 +77,27 @@ extension Transport {
     var measuresTransfers: Bool { false }
     var configuredHeaders: [(name: String, value: String)] { [] }
     var ownsCurrentThread: Bool { false }
+    func makeCallerDriver() -> (any CallerDriver)? { nil }
+}
+
+/// A blocking caller's thread, lent to the transport for one call.
+///
+/// Without one, a blocking call hands its transfer to the engine's own thread and sleeps until the
+/// completion wakes it: two thread hand-offs a request, the largest part of a small request's wall
+/// time once the instructions are few. With one, the calling thread runs the transfer's I/O
+/// itself while it waits, and no other thread is involved unless something else (a deadline, a
+/// retry timer, a freed concurrency slot) acts on the transfer; those reach the driver through
+/// ``wake()``.
+protocol CallerDriver: AnyObject, Sendable {
+    /// Takes `task` (made for the driven call, not yet resumed): it will run on the caller's thread.
+    func adopt(_ task: any TransportTask)
+    /// Runs the adopted tasks on the calling thread until `isDone()` is true or `deadline` passes.
+    func drive(until deadline: DispatchTime, isDone: () -> Bool)
+    /// From any thread: `isDone` may have changed, so the driving thread looks again.
+    func wake()
+    /// The call is over (its one completion has been delivered): whatever of it is still running
+    /// is stopped, and the driver's resources go back to the transport.
+    func finish()
 }
 
 /// How a transport task ended, as the transport reports it to the transfer (with its metrics,

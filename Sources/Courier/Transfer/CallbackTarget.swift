@@ -8,13 +8,17 @@ enum CallbackTarget: Sendable {
     /// blocking and async bridges, whose handlers merely signal a semaphore or resume a
     /// continuation: that is what lets the blocking call work while the callback queue is blocked.
     case immediate
+    /// As `.immediate`, for a blocking call whose own thread runs the transfer's tasks
+    /// (``CallerDriver``): the completion is delivered on whichever thread ends the transfer,
+    /// most often the caller's own, while it drives.
+    case driven(any CallerDriver)
 
     /// A serial queue for one transfer's handlers, so that progress events stay in order and the
     /// completion comes after the last of them even when the target is a concurrent queue.
     func makeSerialQueue() -> DispatchQueue {
         switch self {
         case let .queue(queue): return DispatchQueue(label: "courier.callbacks", target: queue)
-        case .immediate: return DispatchQueue(label: "courier.callbacks", target: .global())
+        case .immediate, .driven: return DispatchQueue(label: "courier.callbacks", target: .global())
         }
     }
 }

@@ -33,8 +33,16 @@ final class Delivery<Output>: Sendable {
 
     /// Whether the handlers run on the finishing thread itself (the blocking and async bridges).
     var isImmediate: Bool {
-        if case .immediate = target { return true }
-        return false
+        switch target {
+        case .immediate, .driven: return true
+        case .queue: return false
+        }
+    }
+
+    /// The blocking caller whose thread runs this transfer's tasks, if it has one.
+    var driver: (any CallerDriver)? {
+        if case let .driven(driver) = target { return driver }
+        return nil
     }
 
     /// Offers a progress event (throttled; see ``ProgressReporter``).

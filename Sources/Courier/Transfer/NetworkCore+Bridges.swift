@@ -10,16 +10,23 @@ extension NetworkCore {
     /// Blocks the calling thread until the transfer ends, or until `timeout` (then the transfer
     /// is ended with ``NetworkError/timedOut``). See ``Network/scheduleSynchronously(_:timeout:progress:)``
     /// for why this cannot deadlock.
+    ///
+    /// `start` schedules the transfer with the target it is given: ``CallbackTarget/driven(_:)``
+    /// when the transport lends the calling thread its tasks (the curl engine: the thread then runs
+    /// the transfer itself instead of sleeping while another runs it), else
+    /// ``CallbackTarget/immediate``.
     func runBlocking<Output>(
         timeout: TimeInterval?,
         failure: (NetworkError) -> any Error,
-        start: (@escaping @Sendable (Result<Output, any Error>) -> Void) -> NetworkTask
+        start: (CallbackTarget, @escaping @Sendable (Result<Output, any Error>) -> Void) -> NetworkTask
     ) -> Result<Output, any Error> {
         if let reason = deadlockReason() {
             return .failure(failure(.wouldDeadlock(reason)))
         }
-        let outcome = BlockingResult<Output>()
-        let task = start { outcome.set($0) }
+        let driver = transport.makeCallerDriver()
+        defer { driver?.finish() }
+        let outcome = BlockingResult<Output>(driver: driver)
+        let task = start(driver.map { .driven($0) } ?? .immediate) { outcome.set($0) }
         return outcome.wait(timeout: timeout) {
             // The wait ran out: end the transfer; its (now failed) completion fills the outcome.
             task.transfer.end(with: .timedOut)
@@ -52,6 +59,14 @@ extension NetworkCore {
 /// A result handed from a Courier thread to a blocked caller.
 final class BlockingResult<Output>: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
+    /// The calling thread's driver when it runs the transfer itself: woken when the result is set
+    /// from another thread, so that it stops driving.
+    private let driver: (any CallerDriver)?
+
+    init(driver: (any CallerDriver)? = nil) {
+        self.driver = driver
+    }
+
     /// Set once by the finishing thread, read once by the waiting one after it: the value
     /// (which may not be `Sendable`) moves from one to the other under the lock, never shared.
     private let result = Locked<Result<Output, any Error>?>(nil)
@@ -59,15 +74,23 @@ final class BlockingResult<Output>: Sendable {
     func set(_ value: Result<Output, any Error>) {
         result.withLock { $0 = value }
         semaphore.signal()
+        driver?.wake()
     }
 
+    private var isSet: Bool { result.withLock { $0 != nil } }
+
     /// Waits for the result; if `timeout` passes first, runs `onTimeout` (which must lead to
-    /// ``set(_:)`` being called) and waits for that.
+    /// ``set(_:)`` being called) and waits for that. With a driver, the waiting thread runs the
+    /// transfer meanwhile; the semaphore still decides, so a driver that stops early (its
+    /// transport invalidated) leaves an ordinary wait.
     func wait(timeout: TimeInterval?, onTimeout: () -> Void) -> Result<Output, any Error> {
         let deadline: DispatchTime = timeout.map { .now() + max(0, $0) } ?? .distantFuture
+        driver?.drive(until: deadline) { isSet }
         if semaphore.wait(timeout: deadline) == .timedOut {
             onTimeout()
-            // Either onTimeout's failure or a result that won the race is being delivered now.
+            // Either onTimeout's failure or a result that won the race is being delivered now
+            // (with a driver, possibly by this thread: the task's cancellation is in its hands).
+            driver?.drive(until: .distantFuture) { isSet }
             semaphore.wait()
         }
         // set(_:) stored a value before signalling.

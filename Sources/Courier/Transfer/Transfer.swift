@@ -401,6 +401,9 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             return
         }
         if let rateLimit { task.limitRate(to: rateLimit) }
+        // Before the task is published (attach, the lifecycle): whoever cancels it later finds it
+        // on the caller's thread already.
+        delivery.driver?.adopt(task)
         // Registered first, so that its first callback finds the transfer.
         core.registry.attach(task, to: self)
         let measures = !core.transport.measuresTransfers

@@ -283,10 +283,16 @@ final class HTTP2Tests: XCTestCase {
 
         // The cancel reset the stream, and the connection stays for what comes next: nginx
         // finishes the cancelled request (and logs it) once that connection is read again,
-        // when the resumed download below uses it.
+        // when the resumed download below uses it. (A callback download, on the connections of
+        // the Network's loop thread: a blocking one would run on its caller's own connection.)
         let progress = Locked<[TransferProgress]>([])
-        let saved = try network.downloadSynchronously(Request<Data>.get(server.tlsURL(NginxServer.largeFile)), to: destination,
-                                                      progress: { event in progress.withLock { $0.append(event) } }).get()
+        let resumedDownload = expectation(description: "resumed")
+        let outcome = Locked<Result<URL, any Error>?>(nil)
+        network.download(Request<Data>.get(server.tlsURL(NginxServer.largeFile)), to: destination,
+                         progress: { event in progress.withLock { $0.append(event) } },
+                         completion: { result in outcome.withLock { $0 = result }; resumedDownload.fulfill() })
+        wait(for: [resumedDownload], timeout: 60)
+        let saved = try XCTUnwrap(outcome.withLock { $0 }).get()
         XCTAssertEqual(try Data(contentsOf: saved), Data(count: NginxServer.largeSize))
         XCTAssertTrue(waitUntil { server.entries(for: NginxServer.largeFile).count == 2 }, "\(server.entries(for: NginxServer.largeFile))")
         let first = try XCTUnwrap(server.entries(for: NginxServer.largeFile).first)

@@ -4,10 +4,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One thread per curl-engine `Network`, driving libcurl's multi interface.
+/// One thread per curl-engine `Network`, driving libcurl's multi interface; and, without a thread
+/// of its own, the loop a blocking caller drives on its own thread (``CurlCallerDriver``).
 ///
-/// Every libcurl call on the multi handle and its easy handles happens on this thread (libcurl
-/// allows one thread per handle at a time). Other threads hand work over through the inbox —
+/// Every libcurl call on the multi handle and its easy handles happens on the thread that drives
+/// the loop: its own thread, or the one blocking caller that holds it (libcurl allows one thread
+/// per handle at a time). Other threads hand work over through the inbox —
 /// start this task, cancel that one, unpause a third, stop — and wake the thread with
 /// `curl_multi_wakeup`, so `resume()`, `cancel()` and `resumeReceiving()` return at once,
 /// whatever the transfer is doing.
@@ -18,8 +20,9 @@ import FoundationNetworking
 /// (``CurlFeatures/reusesEasyHandles``), and the connections they open stay in the multi handle's
 /// cache either way, so consecutive requests to a server share a connection.
 final class CurlLoop: @unchecked Sendable {
-    // @unchecked: `multi`, `running` and `idle` are touched on the loop thread only; the inbox is
-    // behind its lock, and curl_multi_wakeup may be called from any thread.
+    // @unchecked: `multi`, `running` and `idle` are touched by the driving thread only (the loop
+    // thread, or the one caller that holds a caller loop); the inbox is behind its lock, and
+    // curl_multi_wakeup is called under it, so never on a freed multi handle.
 
     private struct Inbox {
         var starts: [CurlTask] = []
@@ -27,6 +30,8 @@ final class CurlLoop: @unchecked Sendable {
         /// Tasks paused by a refused chunk whose transfer has room again.
         var unpauses: [CurlTask] = []
         var stopping = false
+        /// The multi handle is freed (or about to be): nothing more is queued or woken.
+        var closed = false
     }
 
     private let multi: OpaquePointer
@@ -56,7 +61,7 @@ final class CurlLoop: @unchecked Sendable {
     /// Starts the loop thread. `maximumConnectionsPerHost` is the configuration's limit;
     /// `connectionCacheSize` how many open connections the multi handle keeps (see
     /// ``connectionCacheSize(forConcurrentRequests:)``); `features` the loaded libcurl's.
-    init(maximumConnectionsPerHost: Int, connectionCacheSize: Int = 0, features: CurlFeatures) {
+    init(maximumConnectionsPerHost: Int, connectionCacheSize: Int = 0, features: CurlFeatures, startsThread: Bool = true) {
         multi = ccurl_multi_init()
         reusesEasyHandles = features.reusesEasyHandles
         var refused: CurlTask.ConfigurationFailure?
@@ -78,6 +83,7 @@ final class CurlLoop: @unchecked Sendable {
             }
         }
         refusedMultiOption = refused
+        guard startsThread else { return }
         let key = Self.loopThreadKey
         let thread = Thread { [self] in
             pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
@@ -103,47 +109,99 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     func start(_ task: CurlTask) {
-        inbox.withLock { $0.starts.append(task) }
-        _ = ccurl_multi_wakeup(multi)
+        let queued = post { $0.starts.append(task) }
+        // A caller loop already closed: its call is over, and so is this task's transfer.
+        if !queued { task.markCancelled() }
     }
 
     func cancel(_ task: CurlTask) {
-        inbox.withLock { $0.cancels.append(task) }
-        _ = ccurl_multi_wakeup(multi)
+        if !post({ $0.cancels.append(task) }) { task.markCancelled() }
     }
 
     /// Resumes a transfer its write callback paused (see ``CurlTask/write(_:)``).
     func unpause(_ task: CurlTask) {
-        inbox.withLock { $0.unpauses.append(task) }
-        _ = ccurl_multi_wakeup(multi)
+        post { $0.unpauses.append(task) }
     }
 
     /// Ends the loop once its Network is gone and every transfer has ended: cancels whatever is
     /// still running, frees the handles and lets the thread exit.
     func stop() {
-        inbox.withLock { $0.stopping = true }
-        _ = ccurl_multi_wakeup(multi)
+        post { $0.stopping = true }
     }
 
-    // MARK: - The loop thread
+    /// Wakes the thread driving the loop, so that it looks at its inbox and its caller's result again.
+    func wake() {
+        post { _ in }
+    }
+
+    /// Queues work for the driving thread and wakes it, unless the loop is closed. The wakeup is
+    /// made under the lock, so it can never reach a multi handle that ``close()`` has freed.
+    @discardableResult
+    private func post(_ change: (inout Inbox) -> Void) -> Bool {
+        inbox.withLock { inbox in
+            guard !inbox.closed else { return false }
+            change(&inbox)
+            _ = ccurl_multi_wakeup(multi)
+            return true
+        }
+    }
+
+    // MARK: - The driving thread
 
     private func run() {
-        while true {
-            let work = inbox.withLock { inbox -> Inbox in
-                defer { inbox.starts.removeAll(); inbox.cancels.removeAll(); inbox.unpauses.removeAll() }
-                return inbox
-            }
-            for task in work.starts { add(task) }
-            for task in work.cancels { remove(task) }
-            for task in work.unpauses { unpause(running: task) }
-            if work.stopping { break }
-            var active: Int32 = 0
-            _ = ccurl_multi_perform(multi, &active)
-            collectFinished()
+        while turn() {
             var ready: Int32 = 0
             // libcurl shortens the wait to its own next timeout; a wakeup ends it at once.
             _ = ccurl_multi_poll(multi, 1000, &ready)
         }
+        close()
+    }
+
+    /// One turn of the loop, on the driving thread: the inbox, libcurl's work, finished transfers.
+    /// `false` once the loop is stopping.
+    private func turn() -> Bool {
+        let work = inbox.withLock { inbox -> Inbox in
+            defer { inbox.starts.removeAll(); inbox.cancels.removeAll(); inbox.unpauses.removeAll() }
+            return inbox
+        }
+        for task in work.starts { add(task) }
+        for task in work.cancels { remove(task) }
+        for task in work.unpauses { unpause(running: task) }
+        if work.stopping { return false }
+        var active: Int32 = 0
+        _ = ccurl_multi_perform(multi, &active)
+        collectFinished()
+        return true
+    }
+
+    /// A caller loop: runs it on the calling thread until `isDone()` or `deadline`, or until it is
+    /// stopped (its transport invalidated).
+    func drive(until deadline: DispatchTime, isDone: () -> Bool) {
+        while turn() {
+            if isDone() { return }
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline.uptimeNanoseconds else { return }
+            let milliseconds = (deadline.uptimeNanoseconds - now) / 1_000_000
+            var ready: Int32 = 0
+            _ = ccurl_multi_poll(multi, Int32(min(1000, max(1, milliseconds))), &ready)
+        }
+    }
+
+    /// A caller loop whose call is over: whatever is left of it (a task its deadline cancelled, a
+    /// start that lost a race with the end) is removed, so that nothing of it runs on the next call.
+    func abandonAll() {
+        let work = inbox.withLock { inbox -> Inbox in
+            defer { inbox.starts.removeAll(); inbox.cancels.removeAll(); inbox.unpauses.removeAll() }
+            return inbox
+        }
+        for task in work.starts + work.cancels { remove(task) }
+        for task in Array(running.values) { remove(task) }
+    }
+
+    /// Frees everything, on the driving thread (or on any thread once nothing drives the loop):
+    /// running transfers are cancelled, idle handles and the multi handle freed.
+    func close() {
+        inbox.withLock { $0.closed = true }
         for task in Array(running.values) { remove(task) }
         for easy in idle { ccurl_easy_cleanup(easy) }
         idle.removeAll()

@@ -21,6 +21,9 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     }
 
     private let transport: CurlTransport
+    /// The loop the task runs on: the transport's own, or the loop of the blocking caller that
+    /// adopted it (``CurlCallerDriver``), set before the task is resumed or published.
+    var loop: CurlLoop
     private var request: URLRequest
     /// The backstops the core asked for, kept across the redirects the task follows.
     private let limits: TransportLimits
@@ -64,6 +67,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     init(transport: CurlTransport, request: URLRequest, limits: TransportLimits, upload: Upload) {
         self.transport = transport
+        self.loop = transport.loop
         self.request = request
         self.limits = limits
         self.upload = upload
@@ -77,13 +81,13 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     // MARK: - TransportTask
 
     func resume() {
-        transport.loop.start(self)
+        loop.start(self)
     }
 
     /// Takes effect on the loop thread at once: the handle leaves the multi handle and nothing
     /// more is read or delivered for it.
     func cancel() {
-        transport.loop.cancel(self)
+        loop.cancel(self)
     }
 
     var hasCompleted: Bool { finished.withLock { $0 } }
@@ -95,7 +99,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// Unpaused on the loop thread, where every call on the handle must be made; libcurl then
     /// delivers the chunk it kept before reading on.
     func resumeReceiving() {
-        transport.loop.unpause(self)
+        loop.unpause(self)
     }
 
     var isFinished: Bool { hasCompleted }

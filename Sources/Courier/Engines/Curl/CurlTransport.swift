@@ -13,6 +13,16 @@ final class CurlTransport: Transport {
     /// end of each transfer copies nothing (see ``CurlMetrics``).
     let unixSocketPath: String?
     let readsConnectionID: Bool
+    private let features: CurlFeatures
+    private let callerLoops = Locked(CallerLoops())
+
+    /// The loops blocking callers drive (``CurlCallerDriver``): the idle ones, kept with their
+    /// connections for the next call, and how many are driven now.
+    private struct CallerLoops {
+        var idle: [CurlLoop] = []
+        var driven = 0
+        var invalidated = false
+    }
 
     /// Made only where libcurl has loaded. `features` stands in for the loaded libcurl's
     /// (``CurlFeatures/loaded``) in tests that make the engine take another version's path.
@@ -26,6 +36,7 @@ final class CurlTransport: Transport {
         self.settings = CurlSettings(configuration: configuration, tls: tls, connection: connection, features: features)
         self.unixSocketPath = connection.unixSocketPath
         self.readsConnectionID = features.numbersConnections
+        self.features = features
         self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost,
                              connectionCacheSize: CurlLoop.connectionCacheSize(forConcurrentRequests: maximumConcurrentRequests),
                              features: features)
@@ -62,6 +73,55 @@ final class CurlTransport: Transport {
 
     func invalidate() {
         loop.stop()
+        let idle = callerLoops.withLock { loops -> [CurlLoop] in
+            loops.invalidated = true
+            defer { loops.idle.removeAll() }
+            return loops.idle
+        }
+        // Nothing drives an idle loop: it is closed here. Driven ones close when their call ends.
+        for loop in idle { loop.close() }
+    }
+
+    /// How many blocking callers may drive loops of their own at once: the configuration's
+    /// connections per host, so that blocking calls on their own connections stay within what
+    /// the `Network` allows a host (the loop thread's transfers have that many more). Calls beyond
+    /// it go through the loop thread as other requests do.
+    private var callerLoopLimit: Int { max(1, settings.maximumConnectionsPerHost) }
+
+    func makeCallerDriver() -> (any CallerDriver)? {
+        enum Pick { case reuse(CurlLoop), make, none }
+        let limit = callerLoopLimit
+        let pick = callerLoops.withLock { loops -> Pick in
+            guard !loops.invalidated, loops.driven < limit else { return .none }
+            loops.driven += 1
+            if let loop = loops.idle.popLast() { return .reuse(loop) }
+            return .make
+        }
+        switch pick {
+        case .none:
+            return nil
+        case let .reuse(loop):
+            return CurlCallerDriver(loop: loop, transport: self)
+        case .make:
+            // One transfer at a time (and the redirects it follows): a small connection cache.
+            let loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost,
+                                connectionCacheSize: CurlLoop.connectionCacheSize(forConcurrentRequests: 1),
+                                features: features, startsThread: false)
+            return CurlCallerDriver(loop: loop, transport: self)
+        }
+    }
+
+    /// A caller loop whose call is over: kept for the next blocking call, or closed once the
+    /// transport is invalidated (or the pool is full).
+    func giveBack(_ loop: CurlLoop) {
+        let limit = callerLoopLimit
+        let keep = callerLoops.withLock { loops -> Bool in
+            loops.driven -= 1
+            guard !loops.invalidated, loops.idle.count < limit else { return false }
+            loops.idle.append(loop)
+            return true
+        }
+        if !keep { loop.close() }
     }
 
 }
