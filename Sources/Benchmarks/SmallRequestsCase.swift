@@ -41,9 +41,12 @@ enum SmallRequestsCase {
 
         let wire = WireOptions(arguments, concurrency: concurrency)
         let driver: any RequestDriver
+        // The per-host connection limit the client ran with (0: none), for the report.
+        var hostLimit: Int?
         if client == "bare-multi" {
-            driver = BareMultiDriver(url: url, check: check,
-                                     maximumConnectionsPerHost: perHost ?? URLSessionConfiguration.ephemeral.httpMaximumConnectionsPerHost)
+            let limit = perHost ?? URLSessionConfiguration.ephemeral.httpMaximumConnectionsPerHost
+            hostLimit = limit
+            driver = BareMultiDriver(url: url, check: check, maximumConnectionsPerHost: limit)
         } else if client == "bare-easy" {
             guard concurrency == 1 else {
                 Arguments.fail("bare-easy is curl_easy_perform in a loop, one request at a time: it takes no --concurrency above 1 "
@@ -53,6 +56,7 @@ enum SmallRequestsCase {
         } else if let style = CourierDriver.Style(rawValue: client) {
             let configuration = wire?.configuration ?? .ephemeral  // a new object: `.ephemeral` makes one each time
             if let perHost { configuration.httpMaximumConnectionsPerHost = perHost }
+            if engine == .curl { hostLimit = configuration.httpMaximumConnectionsPerHost }
             let network = Network(configuration: configuration, callbackQueue: DispatchQueue(label: "bench.callbacks"),
                                   maximumConcurrentRequests: concurrency, engine: engine, tls: wire?.tls ?? TLSOptions(),
                                   connection: wire?.connection ?? ConnectionOptions())
@@ -86,6 +90,7 @@ enum SmallRequestsCase {
         report["context_switches_per_request"] = .double(Double(switches) / Double(count))
         report["maxrss_bytes"] = .int(Measurement.peakRSSBytes())
         if let sockets = FileDescriptors.openSockets() { report["sockets_open"] = .int(sockets) }
+        if let hostLimit { report["connections_per_host"] = .int(hostLimit) }
         if let wire {
             report["http"] = .string(wire.version)
             report["connections"] = .int(wire.connections.count)
