@@ -175,6 +175,9 @@ same files, the same session configuration. Each figure is the **median (min–m
   for Courier; each client warms up on the same session before it is timed (small requests:
   2 × the concurrency, at least 8; downloads and cancels: one small GET, so the large transfer
   runs on an open connection). curl, a new process, opens its own.
+- **Bare libcurl**: the curl engine is judged as a fraction of the library it drives, used
+  directly from the same benchmark executable (`bare-multi`, `bare-easy`; section 5), in the same
+  rounds, with the same checks and warm-up.
 - MB = 10<sup>6</sup> bytes, MiB = 2<sup>20</sup> bytes.
 """
 

@@ -10,9 +10,9 @@ from xml.sax.saxutils import escape
 
 WIDTH = 760
 LEFT, RIGHT = 90, 40
-TOP_PANEL = (50, 330)      # y of the first panel's plot area: top, bottom
-BOTTOM_PANEL = (420, 590)  # y of the second panel's plot area
-HEIGHT = 650
+TOP_PANEL = (75, 345)      # y of the first panel's plot area: top, bottom
+BOTTOM_PANEL = (435, 600)  # y of the second panel's plot area
+HEIGHT = 665
 SERIES = (("courier", "Courier (curl engine, callbacks)", "#1f6fb4"),
           ("bare", "bare libcurl (multi handle)", "#d9661f"))
 
@@ -31,7 +31,7 @@ def nice_step(span, ticks=5):
 
 def short(value):
     """12,345 -> '12.3k'; small values keep a decimal."""
-    if value >= 10_000:
+    if value >= 100_000:
         return f"{value / 1000:.0f}k"
     if value >= 1000:
         return f"{value / 1000:.1f}k"
@@ -54,7 +54,7 @@ def panel(points, field, top, bottom, title, y_label, target=None, target_label=
         return []
     low, high = math.log10(min(xs)), math.log10(max(xs))
     pad = max(0.15, (high - low) * 0.05)
-    low, high = low - pad, high + pad
+    low, high = low - pad, high + 2 * pad  # room on the right for a label beside the last point
     right = WIDTH - RIGHT
 
     def x_of(n):
@@ -97,8 +97,14 @@ def panel(points, field, top, bottom, title, y_label, target=None, target_label=
             parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2.5"/>')
         for x, y, value in located:
             parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}"/>')
-            # Courier's labels above its points, bare libcurl's below, so that close lines stay readable.
-            parts.append(text(x, y - 9 if index == 0 else y + 18, short(value), size=10, fill=colour))
+            # Courier's labels above its points, bare libcurl's below, so that close lines stay
+            # readable; a label that would cross the x axis goes to the right of its point.
+            if index == 0:
+                parts.append(text(x, y - 9, short(value), size=10, fill=colour))
+            elif y + 18 < bottom - 2:
+                parts.append(text(x, y + 18, short(value), size=10, fill=colour))
+            else:
+                parts.append(text(x + 8, y + 4, short(value), size=10, anchor="start", fill=colour))
     return parts
 
 
