@@ -19,7 +19,8 @@ let package = Package(
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .executableTarget(name: "CourierCLI", dependencies: ["Courier"], path: "Sources/CLI"),
         // Release-build benchmarks, run by scripts/bench; not a product.
-        .executableTarget(name: "Benchmarks", dependencies: ["Courier"], path: "Sources/Benchmarks"),
+        // CCurl: the bare libcurl clients, the reference the curl engine is measured against.
+        .executableTarget(name: "Benchmarks", dependencies: ["Courier", "CCurl"], path: "Sources/Benchmarks"),
         // The loopback HTTP server the tests run against (TestServer, ResponseWriter,
         // ServerRequest) and Gate, shared by the test targets. A plain target only because SwiftPM has no
         // test-support kind: no product links it.

@@ -123,6 +123,7 @@ it aside and unlinking it in the background made that variant's completion 2–4
 
 
 def overhead(results):
+    from bench_report import OVERHEAD_SEQUENTIAL_NS  # here, not at the top: bench_report imports this module
     r = results
     round_trip = r.median("overhead/round-trip", "ns_per_request")
     sequential = r.median("overhead/callback-1", "ns_per_request")
@@ -140,8 +141,8 @@ def overhead(results):
 possible hand-off on this machine, a bare `DispatchQueue.async` answered by a semaphore (reference
 row), costs {_fmt(None if round_trip is None else round_trip / 1000, 1)} µs. Waking a sleeping thread on a virtual machine is the expensive part.
 A sequential request makes {_fmt(switches, 1)} context switches, about {_fmt(None if switches is None else switches / 2, 1)} such
-round trips, so {_fmt(None if sequential is None else sequential / 1000)} µs is close to what its hand-offs alone cost. A figure under 10 µs
-would need a request with no thread hop at all. *64 in flight*: hand-offs overlap, and the figure
+round trips, so {_fmt(None if sequential is None else sequential / 1000)} µs is close to what its hand-offs alone cost. The sequential
+target, {OVERHEAD_SEQUENTIAL_NS / 1000:g} µs, is the price of {_fmt(None if not round_trip else OVERHEAD_SEQUENTIAL_NS / round_trip, 1)} such round trips. *64 in flight*: hand-offs overlap, and the figure
 ({_fmt(None if pipelined is None else pipelined / 1000, 1)} µs wall, {_fmt(None if pipelined_cpu is None else pipelined_cpu / 1000, 1)} µs CPU) approaches the CPU cost:
 {_fmt(instructions)} instructions per request, of which the Swift runtime (retain/release,
 exclusivity checks, strings) is {_pct(shares.get('Swift runtime and stdlib'))}, malloc/free {_pct(shares.get('glibc (malloc, locks)'))} ({_fmt(allocations)}

@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree
 
 import bench_profile
 import bench_report
@@ -41,7 +42,10 @@ def parse_arguments():
     parser.add_argument("--tls-base-url", default="", help="nginx's TLS listener (HTTP/2 by ALPN), for the multiplex group")
     parser.add_argument("--cacert", default="", help="the authority of nginx's TLS certificate")
     parser.add_argument("--groups", default="", help="run only these groups (comma-separated: small, download, cancel, "
-                        "overhead, multiplex); the report is then the sections of those groups, spliced into --output")
+                        "overhead, multiplex, scale); the report is then the sections of those groups, spliced into --output "
+                        "(only multiplex and scale can be spliced)")
+    parser.add_argument("--fd-limit", type=int, default=0,
+                        help="the hard RLIMIT_NOFILE (ulimit -Hn); scale points that need more descriptors are skipped")
     return parser.parse_args()
 
 
@@ -53,8 +57,10 @@ class Case:
         self.client = client
         self.label = label
         self.command = command
-        self.curl = curl  # (url, destination) when the client is curl itself
-        self.curl_parallel = curl_parallel  # (url, count, parallel, http flag) for `curl -Z`
+        self.curl = curl  # (url, destination, extra flags) when the client is `curl -o` itself
+        # (url, count, parallel, http flag) for one curl process fetching `count` URLs: `curl -Z`
+        # with `parallel` in flight, or one after the other when `parallel` is None.
+        self.curl_parallel = curl_parallel
         self.alloc_command = alloc_command  # overhead: the same case again under the malloc shim
         self.runs = []
         self.failures = []
@@ -74,7 +80,11 @@ def plan(args):
     count = 50 if smoke else 5000
     cancel_at = (2 << 20) if smoke else (100 << 20)
     overhead_count = 2000 if smoke else 50_000
+    cli_count = CLI_REQUESTS[args.mode]
     labels = {
+        "bare-multi": "bare libcurl, multi handle (`bare-multi`)",
+        "bare-easy": "bare libcurl, `curl_easy_perform` loop (`bare-easy`)",
+        "curl-cli": f"curl CLI, {cli_count:,} URLs in one process",
         "urlsession": "URLSession (completion handler)",
         "urlsession-again": "URLSession (completion handler), again: A/A",
         "urlsession-delegate": "URLSession (session delegate, reference)",
@@ -97,23 +107,46 @@ def plan(args):
     for concurrency in (1, 32):
         # "urlsession-again" runs the baseline a second time in every round: the spread between
         # two identical clients is the resolution of the comparison (the A/A ratio in the report).
-        groups.append([
+        # The bare libcurl clients run in the same rounds as the curl engine's, so that the
+        # fractions of them the report gives come from side-by-side runs.
+        clients = ["urlsession", "urlsession-delegate", "callback", "blocking", "async",
+                   "curl-callback", "curl-blocking", "curl-async", "bare-multi"]
+        if concurrency == 1:
+            clients.append("bare-easy")
+        group = [
             Case(f"small-{concurrency}", client, labels[client],
                  [bench, "small", "--client", *engine_args(client), "--url", small_url, "--count", str(count),
                   "--concurrency", str(concurrency), "--expect-bytes", str(args.small_bytes)])
-            for client in ("urlsession", "urlsession-delegate", "callback", "blocking", "async",
-                           "curl-callback", "curl-blocking", "curl-async", "urlsession-again")])
+            for client in clients + ["urlsession-again"]]
+        if concurrency == 1:
+            # The curl command-line tool fetching many URLs one after the other in one process
+            # (`-K`, one connection kept alive): what a shell script gets.
+            group.append(Case("small-1", "curl-cli", labels["curl-cli"],
+                              curl_parallel=(small_url, cli_count, None, "--http1.1")))
+        groups.append(group)
     download = []
     for client, label in (("curl", "curl -o"), ("urlsession", "URLSession.downloadTask (delegate)"),
                           ("urlsession-data", "URLSession data task → file (reference)"),
                           ("courier", "Courier download"), ("curl-courier", "Courier download, curl engine")):
         destination = os.path.join(out, f"download-{client}.bin")
         if client == "curl":
-            download.append(Case("download", client, label, curl=(large_url, destination)))
+            download.append(Case("download", client, label, curl=(large_url, destination, [])))
         else:
             download.append(Case("download", client, label,
                                  [bench, "download", "--client", *engine_args(client), "--url", large_url, "--to", destination,
                                   "--warmup-url", small_url, "--expect-bytes", str(args.large_bytes)]))
+    if args.tls_base_url:
+        # The same download over HTTP/2, from nginx's TLS listener: `curl --http2 -o` against the
+        # curl engine with ConnectionOptions(httpVersion: .http2).
+        tls_large = f"{args.tls_base_url}/{args.large}"
+        destination = os.path.join(out, "download-curl-h2.bin")
+        download.append(Case("download", "curl-h2", "curl --http2 -o (TLS)",
+                             curl=(tls_large, destination, ["--http2", "--cacert", args.cacert])))
+        destination = os.path.join(out, "download-curl-courier-h2.bin")
+        download.append(Case("download", "curl-courier-h2", "Courier download, curl engine, HTTP/2 (TLS)",
+                             [bench, "download", "--client", "courier", "--engine", "curl", "--url", tls_large,
+                              "--to", destination, "--warmup-url", f"{args.tls_base_url}/{args.small}",
+                              "--expect-bytes", str(args.large_bytes), "--http", "2", "--cacert", args.cacert]))
     groups.append(download)
     groups.append([
         Case("cancel", client, label,
@@ -150,10 +183,46 @@ def plan(args):
             multiplex.append(Case("multiplex", f"curl-h{http}", f"`curl -Z --parallel-max 32 {flag}`",
                                   curl_parallel=(tls_url, count, 32, flag)))
         groups.append(multiplex)
+    # The scaling curve: one Network (curl engine, callbacks, maximumConcurrentRequests N, and
+    # httpMaximumConnectionsPerHost N so that N in flight are N connections) against bare-multi
+    # (no host limit), at each N; one group per point, so every round runs both clients of it.
+    for in_flight in scale_points(args)[0]:
+        requests = scale_requests(args.mode, in_flight)
+        common = ["--url", small_url, "--count", str(requests), "--concurrency", str(in_flight),
+                  "--expect-bytes", str(args.small_bytes)]
+        groups.append([
+            Case(f"scale-{in_flight}", "courier", f"Courier callback, curl engine, {in_flight:,} in flight",
+                 [bench, "small", "--client", "callback", "--engine", "curl", *common,
+                  "--connections-per-host", str(in_flight)]),
+            Case(f"scale-{in_flight}", "bare", f"bare libcurl multi, {in_flight:,} in flight",
+                 [bench, "small", "--client", "bare-multi", *common, "--connections-per-host", "0"]),
+        ])
     if args.groups:
         wanted = set(args.groups.split(","))
         groups = [group for group in groups if group[0].group.split("-")[0] in wanted]
     return groups
+
+
+# Requests of the curl CLI row (one process fetching them one after the other).
+CLI_REQUESTS = {"full": 2000, "smoke": 50}
+# The scaling curve's points (requests in flight), and the descriptors a point needs beyond its
+# connections (the process's own files, the curl loop's wake-up sockets, nginx's listeners).
+SCALE_POINTS = {"full": (1, 8, 32, 128, 1024, 10_000), "smoke": (1, 8, 32)}
+SCALE_DESCRIPTOR_MARGIN = 256
+
+
+def scale_requests(mode, in_flight):
+    """Requests per scaling point: enough that every connection serves several of them."""
+    return max(100, 3 * in_flight) if mode == "smoke" else max(5000, 3 * in_flight)
+
+
+def scale_points(args):
+    """(points to run, points skipped because the descriptor limit cannot hold them)."""
+    points = SCALE_POINTS[args.mode]
+    if not args.fd_limit:
+        return points, ()
+    fits = tuple(n for n in points if n + SCALE_DESCRIPTOR_MARGIN <= args.fd_limit)
+    return fits, tuple(n for n in points if n not in fits)
 
 
 def cpu_busy_fraction(interval=0.25):
@@ -195,10 +264,10 @@ def run_benchmark(command, timeout, env=None):
     return json.loads(lines[-1])
 
 
-def run_curl(url, destination, expected_bytes, timeout):
+def run_curl(url, destination, flags, expected_bytes, timeout):
     """Times `curl -o` itself: wall clock around it, and its own rusage from wait4."""
     start = time.monotonic()
-    process = subprocess.Popen(["curl", "-sS", "-f", "-o", destination, url], stdout=subprocess.DEVNULL,
+    process = subprocess.Popen(["curl", "-sS", "-f", *flags, "-o", destination, url], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)
     deadline = start + timeout
     while True:
@@ -228,15 +297,20 @@ def run_curl(url, destination, expected_bytes, timeout):
     }
 
 
-def run_curl_parallel(url, count, parallel, http_flag, cacert, work, timeout):
-    """Times `curl -Z`: `count` GETs of `url` with `parallel` in flight, bodies discarded; its
-    own rusage from wait4, and the connections it opened (the sum of its `%{num_connects}`)."""
-    config = os.path.join(work, f"curl-parallel-{http_flag.strip('-')}.txt")
+def run_curl_parallel(url, count, parallel, http_flag, cacert, work, timeout, case_name):
+    """Times one curl process making `count` GETs of `url`, bodies discarded: `curl -Z` with
+    `parallel` in flight, or (`parallel` None) one after the other; its own rusage, and the
+    connections it opened (the sum of its `%{num_connects}`)."""
+    config = os.path.join(work, f"curl-{'parallel' if parallel else 'sequential'}-{http_flag.strip('-')}.txt")
     with open(config, "w") as file:
         for _ in range(count):
             file.write(f'url = "{url}"\noutput = "/dev/null"\n')
-    command = ["curl", "-sS", "-f", "-Z", "--parallel-max", str(parallel), http_flag, "--cacert", cacert,
-               "-w", "%{num_connects} %{http_version}\n", "-K", config]
+    command = ["curl", "-sS", "-f", http_flag]
+    if parallel:
+        command += ["-Z", "--parallel-max", str(parallel)]
+    if cacert and url.startswith("https:"):
+        command += ["--cacert", cacert]
+    command += ["-w", "%{num_connects} %{http_version}\n", "-K", config]
     start = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     output, error = process.communicate(timeout=timeout)
@@ -248,7 +322,7 @@ def run_curl_parallel(url, count, parallel, http_flag, cacert, work, timeout):
     if process.returncode != 0 or len(lines) != count:
         raise RuntimeError(f"curl -Z exit {process.returncode}, {len(lines)} transfers: {error.decode().strip()[-200:]}")
     return {
-        "case": "multiplex", "client": "curl", "requests": count, "seconds": seconds,
+        "case": case_name, "client": "curl", "requests": count, "seconds": seconds,
         "requests_per_second": count / seconds, "connections": sum(int(fields[0]) for fields in lines),
         "http": lines[-1][1], "cpu_seconds_total_children": usage.ru_utime + usage.ru_stime,
     }
@@ -259,7 +333,7 @@ def run_case(case, args, timeout):
         return run_curl(*case.curl, args.large_bytes, timeout)
     if case.curl_parallel:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        result = run_curl_parallel(*case.curl_parallel, args.cacert, args.work, timeout)
+        result = run_curl_parallel(*case.curl_parallel, args.cacert, args.work, timeout, case.group.split("-")[0])
         after = result.pop("cpu_seconds_total_children")
         cpu = after - (before.ru_utime + before.ru_stime)
         result["cpu_seconds"] = cpu
@@ -378,7 +452,11 @@ def main():
         "toolchain": describe_toolchain(),
         "settings": {"small_bytes": args.small_bytes, "large_bytes": args.large_bytes,
                      "small_requests": 50 if smoke else 5000, "cancel_at": (2 << 20) if smoke else (100 << 20),
-                     "overhead_requests": 2000 if smoke else 50_000, "shim": bool(args.shim)},
+                     "overhead_requests": 2000 if smoke else 50_000, "shim": bool(args.shim),
+                     "cli_requests": CLI_REQUESTS[args.mode],
+                     "scale_points": list(scale_points(args)[0]), "scale_skipped": list(scale_points(args)[1]),
+                     "scale_requests": {str(n): scale_requests(args.mode, n) for n in scale_points(args)[0]},
+                     "fd_limit": args.fd_limit or None},
         "cases": [{"key": case.key, "group": case.group, "client": case.client, "label": case.label,
                    "runs": case.runs, "failures": case.failures} for case in cases],
         "profile": profile,
@@ -395,6 +473,12 @@ def main():
     else:
         with open(args.output, "w") as file:
             file.write(bench_report.render(results))
+    # The scaling curve, drawn beside the report that embeds it.
+    svg = bench_report.write_scaling_svg(results, os.path.dirname(os.path.abspath(args.output)))
+    if svg:
+        # Drawn by hand: at least make sure it is well-formed XML.
+        xml.etree.ElementTree.parse(svg)
+        print(f"wrote {svg}", file=sys.stderr)
     failed = [case.key for case in cases if case.failures or not case.runs]
     print(f"wrote {args.output} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
     if failed:

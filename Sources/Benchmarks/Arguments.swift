@@ -89,10 +89,11 @@ struct Arguments {
 
     static let usage = """
         usage: Benchmarks <case> [options]; each run prints one JSON line.
-          small    --client urlsession|urlsession-delegate|callback|blocking|async --url URL [--count 5000]
-                   [--concurrency 1] [--expect-bytes 1024] [--engine urlsession|curl] [--http 1.1|2 [--cacert FILE]]
+          small    --client urlsession|urlsession-delegate|callback|blocking|async|bare-multi|bare-easy --url URL
+                   [--count 5000] [--concurrency 1] [--expect-bytes 1024] [--engine urlsession|curl]
+                   [--http 1.1|2 [--cacert FILE]] [--connections-per-host N]
           download --client urlsession|urlsession-data|courier --url URL --to PATH [--warmup-url URL] [--expect-bytes N]
-                   [--engine urlsession|curl]
+                   [--engine urlsession|curl] [--http 1.1|2 [--cacert FILE]]
           cancel   --client urlsession|courier|courier-download --url URL [--at-bytes 104857600]
                    [--to PATH (courier-download)] [--warmup-url URL] [--engine urlsession|curl]
           overhead --client callback|blocking|async|round-trip [--count 100000] [--concurrency 1] [--body-bytes 1024]

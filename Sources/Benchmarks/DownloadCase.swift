@@ -41,8 +41,17 @@ enum DownloadCase {
             delegate.finished.wait()
             if let failure = delegate.failure.current { benchmarkFailure("data task to a file: \(failure)") }
         default:
+            // `--http 2 --cacert FILE`: the same download over HTTP/2 from nginx's TLS listener.
+            let http = arguments.string("http", default: "")
+            let authority = arguments.string("cacert", default: "")
+            let version: HTTPVersionPreference? = switch http {
+            case "": nil
+            default: arguments.choice("http", ["1.1", "2"]) == "2" ? .http2 : .http1_1
+            }
             let network = Network(configuration: .ephemeral, callbackQueue: DispatchQueue(label: "bench.callbacks"),
-                                  maximumConcurrentRequests: 1, engine: engine)
+                                  maximumConcurrentRequests: 1, engine: engine,
+                                  tls: authority.isEmpty ? TLSOptions() : TLSOptions(certificateAuthorities: URL(fileURLWithPath: authority)),
+                                  connection: version.map { ConnectionOptions(httpVersion: $0) } ?? ConnectionOptions())
             if let warmupURL, case let .failure(error) = network.scheduleSynchronously(Request<Data>.get(warmupURL)) {
                 benchmarkFailure("warm-up: \(error)")
             }

@@ -13,20 +13,51 @@ import FoundationNetworking
 /// version, up to `--concurrency` connections per host, and the report says how many connections
 /// the timed requests went over (distinct local ports in their metrics): the multiplexing case
 /// of scripts/bench, HTTP/2 over one connection against HTTP/1.1 over many.
+///
+/// `bare-multi` and `bare-easy` are libcurl itself, driven bare (see ``BareCurl``): the reference
+/// for the curl engine. `--connections-per-host N` sets the Courier clients' configuration's
+/// `httpMaximumConnectionsPerHost` and bare-multi's `CURLMOPT_MAX_HOST_CONNECTIONS` (0: none);
+/// without it, bare-multi takes the limit of the `.ephemeral` configuration the Courier clients
+/// run with, so that both queue the same way beyond it. The scaling case passes N for Courier and
+/// 0 for bare-multi, so that N in flight really are N connections for both.
 enum SmallRequestsCase {
     static func run(_ arguments: Arguments) {
-        let client = arguments.choice("client", ["urlsession", "urlsession-delegate"] + CourierDriver.Style.allCases.map(\.rawValue))
+        let client = arguments.choice("client", ["urlsession", "urlsession-delegate"] + CourierDriver.Style.allCases.map(\.rawValue)
+                                      + ["bare-multi", "bare-easy"])
         let url = arguments.url("url")
         let count = arguments.int("count", default: 5000)
         let concurrency = max(1, arguments.int("concurrency", default: 1))
         let warmup = arguments.int("warmup", default: max(8, 2 * concurrency))
         let check = ResponseCheck(expectedBytes: arguments.int("expect-bytes", default: 1024))
         let engine = arguments.engine
+        let perHost = arguments.string("connections-per-host", default: "").isEmpty ? nil : arguments.int("connections-per-host")
+
+        // One descriptor per connection, and a margin for the process's own files and sockets.
+        let descriptors = FileDescriptors.raiseLimitToHard()
+        if concurrency + 64 > descriptors {
+            benchmarkFailure("--concurrency \(concurrency) needs about \(concurrency + 64) file descriptors, "
+                             + "and this process may open \(descriptors) (hard RLIMIT_NOFILE; raise it with ulimit -Hn)")
+        }
 
         let wire = WireOptions(arguments, concurrency: concurrency)
         let driver: any RequestDriver
-        if let style = CourierDriver.Style(rawValue: client) {
-            let network = Network(configuration: wire?.configuration ?? .ephemeral, callbackQueue: DispatchQueue(label: "bench.callbacks"),
+        // The per-host connection limit the client ran with (0: none), for the report.
+        var hostLimit: Int?
+        if client == "bare-multi" {
+            let limit = perHost ?? URLSessionConfiguration.ephemeral.httpMaximumConnectionsPerHost
+            hostLimit = limit
+            driver = BareMultiDriver(url: url, check: check, maximumConnectionsPerHost: limit)
+        } else if client == "bare-easy" {
+            guard concurrency == 1 else {
+                Arguments.fail("bare-easy is curl_easy_perform in a loop, one request at a time: it takes no --concurrency above 1 "
+                               + "(got \(concurrency)); use bare-multi for requests in flight")
+            }
+            driver = BareEasyDriver(url: url, check: check)
+        } else if let style = CourierDriver.Style(rawValue: client) {
+            let configuration = wire?.configuration ?? .ephemeral  // a new object: `.ephemeral` makes one each time
+            if let perHost { configuration.httpMaximumConnectionsPerHost = perHost }
+            if engine == .curl { hostLimit = configuration.httpMaximumConnectionsPerHost }
+            let network = Network(configuration: configuration, callbackQueue: DispatchQueue(label: "bench.callbacks"),
                                   maximumConcurrentRequests: concurrency, engine: engine, tls: wire?.tls ?? TLSOptions(),
                                   connection: wire?.connection ?? ConnectionOptions())
             if let wire { network.observers = [wire.connections] }
@@ -58,6 +89,8 @@ enum SmallRequestsCase {
         report["cpu_us_per_request"] = .double(cpu / Double(count) * 1e6)
         report["context_switches_per_request"] = .double(Double(switches) / Double(count))
         report["maxrss_bytes"] = .int(Measurement.peakRSSBytes())
+        if let sockets = FileDescriptors.openSockets() { report["sockets_open"] = .int(sockets) }
+        if let hostLimit { report["connections_per_host"] = .int(hostLimit) }
         if let wire {
             report["http"] = .string(wire.version)
             report["connections"] = .int(wire.connections.count)
