@@ -17,6 +17,9 @@ enum CancelCase {
         var bytesAtCancel: Int64 = 0
         var cancelStart: UInt64 = 0
         var cancelReturned: UInt64 = 0
+        /// The cancelling thread's own CPU time in `cancel()`: wall time above it was the
+        /// scheduler running other threads (on 2 cores, the transfer's two busy ones).
+        var cancelCPU: UInt64 = 0
         var completed: UInt64 = 0
         /// How the transfer ended: "cancelled", "succeeded" (ran to the end despite the cancel),
         /// or the error.
@@ -59,6 +62,7 @@ enum CancelCase {
         }
         report["bytes_at_cancel"] = .int(Int(observation.bytesAtCancel))
         report["cancel_return_ms"] = .double(Double(observation.cancelReturned - observation.cancelStart) / 1e6)
+        report["cancel_cpu_ms"] = .double(Double(observation.cancelCPU) / 1e6)
         report["completion_ms"] = .double(Double(observation.completed - observation.cancelStart) / 1e6)
         report["outcome"] = .string(observation.outcome)
         report["maxrss_bytes"] = .int(Measurement.peakRSSBytes())
@@ -86,13 +90,16 @@ enum CancelCase {
 
         let progress: @Sendable (TransferProgress) -> Void = { progress in
             guard progress.completedBytes >= threshold, observation.current.cancelStart == 0 else { return }
+            let cpu = Measurement.threadCPUNow()
             let start = Measurement.now()
             task.current?.cancel()
             let returned = Measurement.now()
+            let cpuSpent = Measurement.threadCPUNow() - cpu
             observation.withLock {
                 $0.bytesAtCancel = progress.completedBytes
                 $0.cancelStart = start
                 $0.cancelReturned = returned
+                $0.cancelCPU = cpuSpent
             }
         }
         let completion: @Sendable (Result<Void, any Error>) -> Void = { result in
@@ -149,13 +156,16 @@ final class CancellingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sen
         }
         guard received >= threshold else { return }
         cancelled = true
+        let cpu = Measurement.threadCPUNow()
         let start = Measurement.now()
         dataTask.cancel()
         let returned = Measurement.now()
+        let cpuSpent = Measurement.threadCPUNow() - cpu
         observation.withLock { [received] in
             $0.bytesAtCancel = received
             $0.cancelStart = start
             $0.cancelReturned = returned
+            $0.cancelCPU = cpuSpent
         }
     }
 

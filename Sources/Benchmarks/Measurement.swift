@@ -6,6 +6,14 @@ import Foundation
 /// (user + system, all threads: URLSession's and libcurl's included) and an honest peak RSS.
 enum Measurement {
     /// Monotonic nanoseconds (`CLOCK_MONOTONIC`): never jumps with the wall clock.
+    /// The calling thread's CPU time, in nanoseconds: what a call cost itself, apart from the
+    /// time the scheduler gave other threads meanwhile.
+    static func threadCPUNow() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
     static func now() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)

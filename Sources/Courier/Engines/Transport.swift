@@ -32,6 +32,10 @@ protocol Transport: Sendable {
     /// Whether the current thread is one the transport needs to move its own transfers (the curl
     /// engine's loop thread): a blocking call made there could never finish. Default: `false`.
     var ownsCurrentThread: Bool { get }
+    /// Whether every cancelled task is sure to report its end (`TransferRegistry.taskDidComplete`),
+    /// so that a cancelled transfer's slot needs no fallback timer to come back: armed inside
+    /// `cancel()`, that timer was half of the time a cancel took to return.
+    var confirmsCancels: Bool { get }
     /// A driver for one blocking call, whose thread then runs that call's transfers itself
     /// (``CallerDriver``), or `nil` when this transport cannot (or, at its limit, will not).
     func makeCallerDriver() -> (any CallerDriver)?
@@ -77,6 +81,7 @@ extension Transport {
     var measuresTransfers: Bool { false }
     var configuredHeaders: [(name: String, value: String)] { [] }
     var ownsCurrentThread: Bool { false }
+    var confirmsCancels: Bool { false }
     func makeCallerDriver() -> (any CallerDriver)? { nil }
 }
 

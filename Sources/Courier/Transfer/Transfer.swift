@@ -426,7 +426,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
                 // The connection stays busy until the transport confirms the end: the slot goes
                 // back then (see TransferRegistry), not now.
                 let queue = core.requestQueue
-                core.registry.drain(task, fallback: Self.drainFallback) { queue.release() }
+                let fallback = core.transport.confirmsCancels ? nil : Self.drainFallback
+                core.registry.drain(task, fallback: fallback, on: core.timers) { queue.release() }
                 releaseSlot = false
             } else {
                 core.registry.detach(task)

@@ -32,6 +32,9 @@ final class CurlLoop: @unchecked Sendable {
         var stopping = false
         /// The multi handle is freed (or about to be): nothing more is queued or woken.
         var closed = false
+        /// Posters between queueing their work and waking the loop: ``close()`` waits for them
+        /// before it frees the multi handle their wakeup goes to.
+        var waking = 0
     }
 
     private let multi: OpaquePointer
@@ -135,15 +138,20 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     /// Queues work for the driving thread and wakes it, unless the loop is closed. The wakeup is
-    /// made under the lock, so it can never reach a multi handle that ``close()`` has freed.
+    /// made outside the lock (the woken thread takes that lock first thing), and counted, so that
+    /// ``close()`` never frees the multi handle under it.
     @discardableResult
     private func post(_ change: (inout Inbox) -> Void) -> Bool {
-        inbox.withLock { inbox in
+        let queued = inbox.withLock { inbox -> Bool in
             guard !inbox.closed else { return false }
             change(&inbox)
-            _ = ccurl_multi_wakeup(multi)
+            inbox.waking += 1
             return true
         }
+        guard queued else { return false }
+        _ = ccurl_multi_wakeup(multi)
+        inbox.withLock { $0.waking -= 1 }
+        return true
     }
 
     // MARK: - The driving thread
@@ -202,6 +210,9 @@ final class CurlLoop: @unchecked Sendable {
     /// running transfers are cancelled, idle handles and the multi handle freed.
     func close() {
         inbox.withLock { $0.closed = true }
+        // A poster that queued before the close may still be about to wake the handle: a few
+        // instructions away, so a yield or two at most, and only when a loop closes.
+        while inbox.withLock({ $0.waking }) > 0 { sched_yield() }
         for task in Array(running.values) { remove(task) }
         for easy in idle { ccurl_easy_cleanup(easy) }
         idle.removeAll()

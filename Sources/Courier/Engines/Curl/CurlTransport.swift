@@ -55,6 +55,10 @@ final class CurlTransport: Transport {
     /// transfer of that loop's network, its own included.
     var ownsCurrentThread: Bool { CurlLoop.isCurrentThreadALoop }
 
+    /// A cancel always ends in `CurlTask.markCancelled` on the task's loop: removed from the multi
+    /// handle, dropped from the inbox of a closed loop, or removed when the loop closes.
+    var confirmsCancels: Bool { true }
+
     /// `httpAdditionalHeaders`, which the engine sends with every request (``CurlSettings``).
     var configuredHeaders: [(name: String, value: String)] { settings.additionalHeaders }
 

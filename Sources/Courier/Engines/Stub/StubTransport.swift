@@ -22,6 +22,9 @@ struct StubTransport: Transport {
         StubTask(request: request, bodyFile: file, transport: self)
     }
 
+    /// Every cancelled stub task reports its end on the delegate queue.
+    var confirmsCancels: Bool { true }
+
     func cancel(_ task: any TransportTask) {
         task.cancel()
     }

@@ -222,9 +222,11 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     /// Ended without success (cancel, deadline, disk error, a failed last attempt): the partial
     /// file, if still open, is flushed and closed, and its sidecar updated, before the completion
     /// runs, so a caller who downloads again at once finds a consistent partial file. Off the
-    /// caller's thread (the flush may write a megabyte).
+    /// caller's thread (the flush may write a megabyte). On the default global queue, whose
+    /// threads the callbacks already keep alive: a pool with no thread yet (`.userInitiated`, as
+    /// this was) starts one inside `async`, and `cancel()` then took 0.2 ms, most of it `clone`.
     func abandon(then deliver: @escaping @Sendable () -> Void) {
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        DispatchQueue.global().async { [self] in
             state.withLock { state in
                 state.abandoned = true
                 closePartial(&state)
