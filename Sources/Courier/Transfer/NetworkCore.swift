@@ -249,8 +249,11 @@ final class NetworkCore: Sendable {
         if let queue = DispatchQueue.getSpecific(key: Self.internalQueueKey) {
             return "called on \(queue), which the request itself needs"
         }
-        // Only the curl engine has a thread of its own (its loop); the words say so.
-        return transport.ownsCurrentThread ? "called on the curl engine's loop thread, which the request itself needs" : nil
+        // Only the curl engine runs transfers on threads of its own (its loop, and a blocking
+        // caller's thread while it waits); the words say so.
+        return transport.ownsCurrentThread
+            ? "called on a thread that runs the curl engine's transfers (its loop thread, or a blocking call's own while it waits), which the request itself needs"
+            : nil
     }
 
     /// The owning ``Network`` is gone: let running and queued transfers end, then release the session

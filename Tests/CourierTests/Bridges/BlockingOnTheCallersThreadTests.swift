@@ -126,18 +126,20 @@ final class BlockingOnTheCallersThreadTests: XCTestCase {
         XCTAssertEqual(server.receivedRequests.count, 2)
     }
 
-    /// An observer on the driving thread may make a blocking call of its own on the same network.
-    func testABlockingCallFromAnObserverOnTheDrivingThread() throws {
+    /// Code that runs on the driving thread (here an observer) and makes a blocking call is told
+    /// at once that it would deadlock, as on the loop thread: its thread is the one that must run
+    /// the outer transfer, and with a limit of 1 the slot it waits for is that transfer's.
+    func testABlockingCallFromAnObserverOnTheDrivingThreadIsRefused() throws {
         let server = try makeServer().withStandardRoutes()
-        let network = try curlNetwork()
+        let network = try curlNetwork(limit: 1)
         final class Nested: NetworkObserver, @unchecked Sendable {
             // @unchecked: set once before use, read after the outer call returned.
             weak var network: Network?
             var url: URL?
-            var answer: String?
+            var answer: Result<String, any Error>?
             func didReceive(_ response: HTTPResponse, context: RequestContext) {
                 guard answer == nil, let network, let url, response.url?.path == "/post" else { return }
-                answer = (try? network.scheduleSynchronously(Request<Data>.get(url).string(), timeout: 20).get()) ?? "failed"
+                answer = network.scheduleSynchronously(Request<Data>.get(url).string(), timeout: 20)
             }
         }
         let nested = Nested()
@@ -146,7 +148,11 @@ final class BlockingOnTheCallersThreadTests: XCTestCase {
         network.observers = [nested]
         XCTAssertEqual(try network.scheduleSynchronously(Request<Data>.get(server.url("/post")).decoding(Post.self), timeout: 20).get(),
                        Post(id: 1, title: "First"))
-        XCTAssertEqual(nested.answer, "hello")
+        guard case .failure(NetworkError.wouldDeadlock)? = nested.answer else {
+            return XCTFail("expected wouldDeadlock, got \(String(describing: nested.answer))")
+        }
+        // And the same call made after it, on the same thread, works.
+        XCTAssertEqual(try network.scheduleSynchronously(Request<Data>.get(server.url("/hello")).string(), timeout: 20).get(), "hello")
     }
 
     /// More blocking callers than loops they may drive (the connections per host): the others go

@@ -106,7 +106,7 @@ final class CurlLoop: @unchecked Sendable {
         max(64, 4 * concurrentRequests)
     }
 
-    /// Whether the calling thread is a curl loop thread.
+    /// Whether the calling thread is a curl loop thread, or a blocking caller's while it drives its loop.
     static var isCurrentThreadALoop: Bool {
         pthread_getspecific(loopThreadKey) != nil
     }
@@ -184,7 +184,16 @@ final class CurlLoop: @unchecked Sendable {
 
     /// A caller loop: runs it on the calling thread until `isDone()` or `deadline`, or until it is
     /// stopped (its transport invalidated).
+    ///
+    /// Meanwhile the thread counts as a loop thread (``isCurrentThreadALoop``): code that runs
+    /// here (an observer, `validate`, `output`) and makes a blocking call gets
+    /// ``NetworkError/wouldDeadlock(_:)``, as on the loop thread, instead of waiting on a slot
+    /// or a loop that only this thread could free.
     func drive(until deadline: DispatchTime, isDone: () -> Bool) {
+        let key = Self.loopThreadKey
+        let outer = pthread_getspecific(key)
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+        defer { pthread_setspecific(key, outer) }
         while turn() {
             if isDone() { return }
             let now = DispatchTime.now().uptimeNanoseconds
