@@ -20,9 +20,9 @@ import FoundationNetworking
 /// (``CurlFeatures/reusesEasyHandles``), and the connections they open stay in the multi handle's
 /// cache either way, so consecutive requests to a server share a connection.
 final class CurlLoop: @unchecked Sendable {
-    // @unchecked: `multi`, `running` and `idle` are touched by the driving thread only (the loop
-    // thread, or the one caller that holds a caller loop); the inbox is behind its lock, and
-    // curl_multi_wakeup is called under it, so never on a freed multi handle.
+    // @unchecked: `running` and `idle` are touched by the driving thread only (the loop thread,
+    // or the one caller that holds a caller loop); the inbox is behind its lock, and every
+    // curl_multi_wakeup is counted under it, so `close()` never frees `multi` under one.
 
     private struct Inbox {
         var starts: [CurlTask] = []
@@ -182,8 +182,7 @@ final class CurlLoop: @unchecked Sendable {
         return true
     }
 
-    /// A caller loop: runs it on the calling thread until `isDone()` or `deadline`, or until it is
-    /// stopped (its transport invalidated).
+    /// A caller loop: runs it on the calling thread until `isDone()` or `deadline`.
     ///
     /// Meanwhile the thread counts as a loop thread (``isCurrentThreadALoop``): code that runs
     /// here (an observer, `validate`, `output`) and makes a blocking call gets

@@ -107,7 +107,8 @@ final class CurlTransport: Transport {
         case let .reuse(loop):
             return CurlCallerDriver(loop: loop, transport: self)
         case .make:
-            // One transfer at a time (and the redirects it follows): a small connection cache.
+            // One transfer at a time (and the redirects it follows): the cache of a Network that
+            // allows one request at once (64 connections).
             let loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost,
                                 connectionCacheSize: CurlLoop.connectionCacheSize(forConcurrentRequests: 1),
                                 features: features, startsThread: false)
