@@ -487,8 +487,9 @@ def curl_section(results):
     text = f"""## 5. The curl engine against bare libcurl
 
 The same clients on `Network(engine: .curl)`: libcurl's multi interface on one loop thread per
-`Network` (the default on Linux), in the same rounds as section 1's rows, against the library it
-drives, used bare from Swift through the same `dlopen`ed `libcurl.so.4` (`Sources/Benchmarks/BareCurl.swift`):
+`Network` (the default on Linux), except that a blocking call runs its own transfer on its own
+thread (up to `httpMaximumConnectionsPerHost` at once, here 6 of the 32), in the same rounds as
+section 1's rows, against the library it drives, used bare from Swift through the same `dlopen`ed `libcurl.so.4` (`Sources/Benchmarks/BareCurl.swift`):
 
 - **bare-multi**: one multi handle on the calling thread, N easy handles in flight, each re-added
   as soon as it finishes (`curl_multi_perform`, `curl_multi_info_read`, `curl_multi_poll`);

@@ -89,17 +89,22 @@ def panel(points, field, top, bottom, title, y_label, target=None, target_label=
         parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" stroke="#888" stroke-dasharray="6 4"/>')
         parts.append(text(right - 4, y - 6, target_label, size=11, anchor="end", fill="#666"))
     # The two series: a line through the points, each point marked and labelled with its value.
+    values = {name: {point["in_flight"]: point[name].get(field) for point in points} for name, _, _ in SERIES}
     for index, (name, _, colour) in enumerate(SERIES):
-        located = [(x_of(point["in_flight"]), y_of(point[name][field]), point[name][field])
+        other = SERIES[1 - index][0]
+        located = [(x_of(point["in_flight"]), y_of(point[name][field]), point[name][field], point["in_flight"])
                    for point in points if point[name].get(field) is not None]
         if len(located) > 1:
-            path = " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in located)
+            path = " ".join(f"{x:.1f},{y:.1f}" for x, y, _, _ in located)
             parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2.5"/>')
-        for x, y, value in located:
+        for x, y, value, in_flight in located:
             parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}"/>')
-            # Courier's labels above its points, bare libcurl's below, so that close lines stay
-            # readable; a label that would cross the x axis goes to the right of its point.
-            if index == 0:
+            # Each label on the side away from the other series at the same point (above the
+            # higher value, below the lower), so that close lines stay readable; a label that
+            # would cross the x axis goes to the right of its point.
+            rival = values[other].get(in_flight)
+            above = rival is None or value > rival or (value == rival and index == 0)
+            if above:
                 parts.append(text(x, y - 9, short(value), size=10, fill=colour))
             elif y + 18 < bottom - 2:
                 parts.append(text(x, y + 18, short(value), size=10, fill=colour))
