@@ -81,8 +81,8 @@ final class BlockingResult<Output>: Sendable {
 
     /// Waits for the result; if `timeout` passes first, runs `onTimeout` (which must lead to
     /// ``set(_:)`` being called) and waits for that. With a driver, the waiting thread runs the
-    /// transfer meanwhile; the semaphore still decides, so a driver that stops early (its
-    /// transport invalidated) leaves an ordinary wait.
+    /// transfer meanwhile, until the result is in or the deadline passes; the semaphore still
+    /// decides which, as it does without one.
     func wait(timeout: TimeInterval?, onTimeout: () -> Void) -> Result<Output, any Error> {
         let deadline: DispatchTime = timeout.map { .now() + max(0, $0) } ?? .distantFuture
         driver?.drive(until: deadline) { isSet }
