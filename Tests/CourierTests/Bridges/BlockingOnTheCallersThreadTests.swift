@@ -162,11 +162,20 @@ final class BlockingOnTheCallersThreadTests: XCTestCase {
         let network = try curlNetwork(limit: 16)
         let callers = 24
         let answers = Locked<[Int: Int]>([:])
-        DispatchQueue.concurrentPerform(iterations: callers) { index in
-            let size = 1000 + index
-            let data = try? network.scheduleSynchronously(Request<Data>.get(server.url("/bytes?n=\(size)")), timeout: 30).get()
-            answers.withLock { $0[index, default: 0] += data?.count == size ? 1 : 100 }
+        let done = expectation(description: "every caller answered")
+        done.expectedFulfillmentCount = callers
+        // Threads of their own, all blocked at once: a concurrent queue would run only as many
+        // callers as the machine has cores, fewer than the 6 loops they may drive.
+        for index in 0..<callers {
+            let thread = Thread {
+                let size = 1000 + index
+                let data = try? network.scheduleSynchronously(Request<Data>.get(server.url("/bytes?n=\(size)")), timeout: 30).get()
+                answers.withLock { $0[index, default: 0] += data?.count == size ? 1 : 100 }
+                done.fulfill()
+            }
+            thread.start()
         }
+        wait(for: [done], timeout: 60)
         XCTAssertEqual(answers.withLock { $0 }, Dictionary(uniqueKeysWithValues: (0..<callers).map { ($0, 1) }))
     }
 }
