@@ -297,7 +297,10 @@ final class HTTP2Tests: XCTestCase {
         XCTAssertTrue(waitUntil { server.entries(for: NginxServer.largeFile).count == 2 }, "\(server.entries(for: NginxServer.largeFile))")
         let first = try XCTUnwrap(server.entries(for: NginxServer.largeFile).first)
         XCTAssertEqual(first.status, 200)
-        XCTAssertFalse(first.completed)
+        // Not asserted: that nginx logs the first request as incomplete. The rate limit slows
+        // libcurl's reading, not nginx's writing, and loopback's socket buffers plus HTTP/2's
+        // window can take the whole file before the cancel reaches nginx (seen once in CI). The
+        // cancel's effect is what follows: a resume of the rest, from where the bytes stopped.
         let resumed = try XCTUnwrap(server.entries(for: NginxServer.largeFile).last)
         XCTAssertEqual(resumed.status, 206)
         XCTAssertEqual(resumed.protocolName, "HTTP/2.0")
