@@ -32,6 +32,18 @@ final class BlockingOnTheCallersThreadTests: XCTestCase {
         var localPorts: [Int?] { lock.lock(); defer { lock.unlock() }; return ports }
     }
 
+    /// The standard routes, and `/never`, which answers only after the test has ended.
+    private func serverWithARouteThatNeverAnswers() throws -> TestServer {
+        let server = try makeServer().withStandardRoutes()
+        let gate = Gate()
+        addTeardownBlock { gate.open() }
+        server.route("/never") { _, writer in
+            gate.wait(timeout: 20)
+            writer.respond(status: 200, text: "late")
+        }
+        return server
+    }
+
     func testTheTransferRunsOnTheCallingThreadAndKeepsItsConnection() throws {
         let server = try makeServer().withStandardRoutes()
         let network = try curlNetwork()
@@ -76,13 +88,7 @@ final class BlockingOnTheCallersThreadTests: XCTestCase {
     }
 
     func testTheRequestsDeadlineEndsADrivenCallOnceAndTheThreadCarriesOn() throws {
-        let server = try makeServer().withStandardRoutes()
-        let gate = Gate()
-        addTeardownBlock { gate.open() }
-        server.route("/never") { _, writer in
-            gate.wait(timeout: 20)
-            writer.respond(status: 200, text: "late")
-        }
+        let server = try serverWithARouteThatNeverAnswers()
         let network = try curlNetwork()
         var request = Request<Data>.get(server.url("/never"))
         request.timeout = 0.3
@@ -98,13 +104,7 @@ final class BlockingOnTheCallersThreadTests: XCTestCase {
     }
 
     func testCancelAllFromAnotherThreadEndsADrivenCall() throws {
-        let server = try makeServer().withStandardRoutes()
-        let gate = Gate()
-        addTeardownBlock { gate.open() }
-        server.route("/never") { _, writer in
-            gate.wait(timeout: 20)
-            writer.respond(status: 200, text: "late")
-        }
+        let server = try serverWithARouteThatNeverAnswers()
         let network = try curlNetwork()
         let done = expectation(description: "blocking call ended")
         let outcome = Box<Result<Data, any Error>>()

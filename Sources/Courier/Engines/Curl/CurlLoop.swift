@@ -168,10 +168,7 @@ final class CurlLoop: @unchecked Sendable {
     /// One turn of the loop, on the driving thread: the inbox, libcurl's work, finished transfers.
     /// `false` once the loop is stopping.
     private func turn() -> Bool {
-        let work = inbox.withLock { inbox -> Inbox in
-            defer { inbox.starts.removeAll(); inbox.cancels.removeAll(); inbox.unpauses.removeAll() }
-            return inbox
-        }
+        let work = takeInbox()
         for task in work.starts { add(task) }
         for task in work.cancels { remove(task) }
         for task in work.unpauses { unpause(running: task) }
@@ -180,6 +177,14 @@ final class CurlLoop: @unchecked Sendable {
         _ = ccurl_multi_perform(multi, &active)
         collectFinished()
         return true
+    }
+
+    /// The work queued so far, taken out of the inbox (its flags stay).
+    private func takeInbox() -> Inbox {
+        inbox.withLock { inbox -> Inbox in
+            defer { inbox.starts.removeAll(); inbox.cancels.removeAll(); inbox.unpauses.removeAll() }
+            return inbox
+        }
     }
 
     /// A caller loop: runs it on the calling thread until `isDone()` or `deadline`.
@@ -206,10 +211,7 @@ final class CurlLoop: @unchecked Sendable {
     /// A caller loop whose call is over: whatever is left of it (a task its deadline cancelled, a
     /// start that lost a race with the end) is removed, so that nothing of it runs on the next call.
     func abandonAll() {
-        let work = inbox.withLock { inbox -> Inbox in
-            defer { inbox.starts.removeAll(); inbox.cancels.removeAll(); inbox.unpauses.removeAll() }
-            return inbox
-        }
+        let work = takeInbox()
         for task in work.starts + work.cancels { remove(task) }
         for task in Array(running.values) { remove(task) }
     }
