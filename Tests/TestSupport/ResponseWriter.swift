@@ -24,16 +24,22 @@ package final class ResponseWriter: @unchecked Sendable {
     private var peerGone = false
     private var closeRequested = false
     private var finished = false             // handler returned; ignore stray writes from now on
+    private var beforeLastBytes: (@Sendable () -> Void)?   // called once, before the framed response's last send
 
     /// Body chunk size for `serve`/`serveFile`: big enough to be fast, small enough to stream.
     package static let chunkSize = 64 * 1024
     /// Fixed Last-Modified for served resources; If-Range may also carry this date.
     package static let lastModified = "Mon, 01 Jan 2024 00:00:00 GMT"
 
-    package init(socket: TestServerSocket, isHeadRequest: Bool, requestWantsClose: Bool) {
+    /// - Parameter beforeLastBytes: runs once, just before the send that completes a response
+    ///   framed by Content-Length (or a HEAD response's head), so the server can stop counting the
+    ///   request before the client can possibly have all of it.
+    package init(socket: TestServerSocket, isHeadRequest: Bool, requestWantsClose: Bool,
+                 beforeLastBytes: (@Sendable () -> Void)? = nil) {
         self.socket = socket
         self.isHeadRequest = isHeadRequest
         self.requestWantsClose = requestWantsClose
+        self.beforeLastBytes = beforeLastBytes
     }
 
     // MARK: High level
@@ -287,7 +293,13 @@ package final class ResponseWriter: @unchecked Sendable {
         }
         anythingWritten = true
         bodyBytes += bodyCount
+        var completing: (@Sendable () -> Void)?
+        if finalHeads > 0, let declared = declaredLength, bodyBytes == (isHeadRequest ? 0 : declared) {
+            completing = beforeLastBytes
+            beforeLastBytes = nil
+        }
         lock.unlock()
+        completing?()
         if !socket.sendAll(data) {
             lock.lock()
             peerGone = true

@@ -285,14 +285,19 @@ final class TestServerCore: @unchecked Sendable {
                 return
             }
             beginRequest()
-            let keepAlive = handle(head, reader: reader, socket: socket)
-            endRequest()
+            // The request stops counting as in flight just before its response's last byte goes
+            // out, not after: a client that has the whole response may start its next request
+            // on another connection before this thread runs again, and must not be counted as
+            // overlapping the one it already finished.
+            let ending = RequestEnding { [weak self] in self?.endRequest() }
+            let keepAlive = handle(head, reader: reader, socket: socket, ending: ending)
+            ending.end()
             if !keepAlive { return }
         }
     }
 
     /// Reads the body, runs the handler; returns whether the connection can be reused.
-    private func handle(_ head: RequestHead, reader: ByteReader, socket: TestServerSocket) -> Bool {
+    private func handle(_ head: RequestHead, reader: ByteReader, socket: TestServerSocket, ending: RequestEnding) -> Bool {
         let probe = ServerRequest(method: head.method, path: head.path, query: head.query,
                                   version: head.version, headers: head.headers, body: Data())
         let chunked = probe.header("Transfer-Encoding")?.lowercased().contains("chunked") ?? false
@@ -327,7 +332,8 @@ final class TestServerCore: @unchecked Sendable {
                                     version: head.version, headers: head.headers, body: Data(body))
         request.bodyFile = bodyFile
         record(request)
-        let writer = ResponseWriter(socket: socket, isHeadRequest: request.isHead, requestWantsClose: request.wantsClose)
+        let writer = ResponseWriter(socket: socket, isHeadRequest: request.isHead, requestWantsClose: request.wantsClose,
+                                    beforeLastBytes: ending.end)
         var failure: Error?
         if let handler = route(for: request.path) {
             do { try handler(request, writer) } catch { failure = error }
@@ -366,6 +372,24 @@ final class TestServerCore: @unchecked Sendable {
             logStart = (logStart + 1) % Self.logCapacity
         }
         state.unlock()
+    }
+}
+
+/// Ends a request's accounting once, whichever comes first: its response's last bytes or the
+/// handler's return.
+private final class RequestEnding: @unchecked Sendable {   // `lock` guards `ended`
+    private let lock = NSLock()
+    private var ended = false
+    private let action: () -> Void
+
+    init(_ action: @escaping () -> Void) { self.action = action }
+
+    func end() {
+        lock.lock()
+        let first = !ended
+        ended = true
+        lock.unlock()
+        if first { action() }
     }
 }
 
