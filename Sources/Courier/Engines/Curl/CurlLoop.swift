@@ -35,6 +35,14 @@ final class CurlLoop: @unchecked Sendable {
         /// Posters between queueing their work and waking the loop: ``close()`` waits for them
         /// before it frees the multi handle their wakeup goes to.
         var waking = 0
+        /// Something was posted since the driving thread last took its inbox: it must take it
+        /// before it may wait in `curl_multi_poll`.
+        var posted = false
+        /// The driving thread is in `curl_multi_poll`, or about to be, with nothing queued: the
+        /// next poster wakes it. While it works, posters only queue: it looks at its inbox
+        /// before it waits, so a `curl_multi_wakeup` then (a write to libcurl's wakeup pipe,
+        /// drained by the next poll) would be two system calls for nothing.
+        var sleeping = false
     }
 
     private let multi: OpaquePointer
@@ -137,27 +145,43 @@ final class CurlLoop: @unchecked Sendable {
         post { _ in }
     }
 
-    /// Queues work for the driving thread and wakes it, unless the loop is closed. The wakeup is
-    /// made outside the lock (the woken thread takes that lock first thing), and counted, so that
-    /// ``close()`` never frees the multi handle under it.
+    /// Queues work for the driving thread and wakes it if it waits (see `Inbox.sleeping`),
+    /// unless the loop is closed. The wakeup is made outside the lock (the woken thread takes
+    /// that lock first thing), and counted, so that ``close()`` never frees the multi handle under it.
     @discardableResult
     private func post(_ change: (inout Inbox) -> Void) -> Bool {
-        let queued = inbox.withLock { inbox -> Bool in
-            guard !inbox.closed else { return false }
+        let wakes = inbox.withLock { inbox -> Bool? in
+            guard !inbox.closed else { return nil }
             change(&inbox)
+            inbox.posted = true
+            guard inbox.sleeping else { return false }
+            inbox.sleeping = false   // one wakeup is enough, however many post before the thread runs
             inbox.waking += 1
             return true
         }
-        guard queued else { return false }
-        _ = ccurl_multi_wakeup(multi)
-        inbox.withLock { $0.waking -= 1 }
+        guard let wakes else { return false }
+        if wakes {
+            _ = ccurl_multi_wakeup(multi)
+            inbox.withLock { $0.waking -= 1 }
+        }
         return true
+    }
+
+    /// Whether the driving thread may wait in `curl_multi_poll`: not if anything was posted since
+    /// it took its inbox. If it may, posters from now on wake it.
+    private func maySleep() -> Bool {
+        inbox.withLock { inbox in
+            if inbox.posted { return false }
+            inbox.sleeping = true
+            return true
+        }
     }
 
     // MARK: - The driving thread
 
     private func run() {
         while turn() {
+            guard maySleep() else { continue }
             var ready: Int32 = 0
             // libcurl shortens the wait to its own next timeout; a wakeup ends it at once.
             _ = ccurl_multi_poll(multi, 1000, &ready)
@@ -182,7 +206,11 @@ final class CurlLoop: @unchecked Sendable {
     /// The work queued so far, taken out of the inbox (its flags stay).
     private func takeInbox() -> Inbox {
         inbox.withLock { inbox -> Inbox in
-            defer { inbox.starts.removeAll(); inbox.cancels.removeAll(); inbox.unpauses.removeAll() }
+            defer {
+                inbox.starts.removeAll(); inbox.cancels.removeAll(); inbox.unpauses.removeAll()
+                inbox.posted = false
+                inbox.sleeping = false
+            }
             return inbox
         }
     }
@@ -203,6 +231,7 @@ final class CurlLoop: @unchecked Sendable {
             let now = DispatchTime.now().uptimeNanoseconds
             guard now < deadline.uptimeNanoseconds else { return }
             let milliseconds = (deadline.uptimeNanoseconds - now) / 1_000_000
+            guard maySleep() else { continue }
             var ready: Int32 = 0
             _ = ccurl_multi_poll(multi, Int32(min(1000, max(1, milliseconds))), &ready)
         }
