@@ -11,8 +11,8 @@ import FoundationNetworking
 /// the loop: its own thread, or the one blocking caller that holds it (libcurl allows one thread
 /// per handle at a time). Other threads hand work over through the inbox —
 /// start this task, cancel that one, unpause a third, stop — and wake the thread with
-/// `curl_multi_wakeup`, so `resume()`, `cancel()` and `resumeReceiving()` return at once,
-/// whatever the transfer is doing.
+/// `curl_multi_wakeup` if it waits in `curl_multi_poll` (see `Inbox.sleeping`), so `resume()`,
+/// `cancel()` and `resumeReceiving()` return at once, whatever the transfer is doing.
 ///
 /// Transport events (head, body bytes, completion) are delivered right here, one at a time per
 /// task, with no hop to another queue: that hop would cost more than the small request it serves.
