@@ -32,48 +32,42 @@ final class EngineWakeupTests: XCTestCase {
     }
 
     func testCancelsFromAnotherThreadEachEndTheirRequestAtOnce() throws {
+        try cancelHeldRequestsOneAfterAnother { network, url, ended in
+            let task = network.schedule(Request<Data>.get(url)) { ended($0) }
+            return { task.cancel() }
+        }
+    }
+
+    func testCancelAllEndsEachBlockingCallAtOnce() throws {
+        try cancelHeldRequestsOneAfterAnother { network, url, ended in
+            Thread { ended(network.scheduleSynchronously(Request<Data>.get(url), timeout: 30)) }.start()
+            return { network.cancelAll() }
+        }
+    }
+
+    /// `steps` times in a row: `start` begins a request to a route the server holds, handing its
+    /// result to `ended`, and returns how to cancel it; that cancel runs, from another thread,
+    /// once the server has the request. Every request must end cancelled, within the budget.
+    private func cancelHeldRequestsOneAfterAnother(
+        start: @escaping @Sendable (Network, URL, @escaping @Sendable (Result<Data, any Error>) -> Void) -> @Sendable () -> Void
+    ) throws {
         let server = try makeServer()
         let arrivals = DispatchSemaphore(value: 0)
         holdRequests(at: "/held", on: server, arrived: { arrivals.signal() })
         let network = makeNetwork()
+        let url = server.url("/held")
         let done = expectation(description: "every step")
         let outcomes = Box<[String]>([])
         let steps = steps
         DispatchQueue.global().async {
             for _ in 0..<steps {
                 let ended = DispatchSemaphore(value: 0)
-                let task = network.schedule(Request<Data>.get(server.url("/held"))) { result in
+                let cancel = start(network, url) { result in
                     outcomes.mutate { $0?.append(Self.describe(result)) }
                     ended.signal()
                 }
                 guard arrivals.wait(timeout: .now() + 10) == .success else { break }
-                task.cancel()
-                guard ended.wait(timeout: .now() + 10) == .success else { break }
-            }
-            done.fulfill()
-        }
-        wait(for: [done], timeout: budget)
-        XCTAssertEqual(outcomes.value, Array(repeating: "cancelled", count: steps))
-    }
-
-    func testCancelAllEndsEachBlockingCallAtOnce() throws {
-        let server = try makeServer()
-        let arrivals = DispatchSemaphore(value: 0)
-        holdRequests(at: "/held", on: server, arrived: { arrivals.signal() })
-        let network = makeNetwork()
-        let done = expectation(description: "every step")
-        let outcomes = Box<[String]>([])
-        let steps = steps
-        DispatchQueue.global().async {
-            for _ in 0..<steps {
-                let ended = DispatchSemaphore(value: 0)
-                Thread {
-                    let result = network.scheduleSynchronously(Request<Data>.get(server.url("/held")), timeout: 30)
-                    outcomes.mutate { $0?.append(Self.describe(result)) }
-                    ended.signal()
-                }.start()
-                guard arrivals.wait(timeout: .now() + 10) == .success else { break }
-                network.cancelAll()
+                cancel()
                 guard ended.wait(timeout: .now() + 10) == .success else { break }
             }
             done.fulfill()
