@@ -27,11 +27,13 @@ enum HeaderValidation {
         }
     }
 
-    /// Checks every header field of a request about to be sent (in name order, so the error
-    /// does not depend on dictionary order).
+    /// Checks every header field of a request about to be sent. The error names the first bad
+    /// field in name order, so it does not depend on dictionary order; the fields are sorted only
+    /// once one is found bad (sorting every request's fields was two allocations and a sort).
     static func check(_ request: URLRequest) throws(NetworkError) {
-        let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
-        for (name, value) in fields {
+        let fields = request.allHTTPHeaderFields ?? [:]
+        guard fields.contains(where: { (try? check(name: $0.key, value: $0.value)) == nil }) else { return }
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
             try check(name: name, value: value)
         }
     }

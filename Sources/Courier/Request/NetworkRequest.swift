@@ -239,11 +239,15 @@ enum URLValidation {
     /// `allowingRelative` accepts a URL with neither scheme nor host (to be resolved against a
     /// base URL later); anything with a scheme must be a complete http(s) URL.
     static func check(_ url: URL, allowingRelative: Bool = false) throws {
-        if allowingRelative, url.scheme == nil, url.host == nil { return }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        // Each of `scheme` and `host` parses the URL again: read once each (every request
+        // passes here twice), and the scheme compared without a lower-cased copy.
+        let scheme = url.scheme
+        let host = url.host
+        if allowingRelative, scheme == nil, host == nil { return }
+        guard let scheme, HTTPHeaders.namesMatch(scheme, "http") || HTTPHeaders.namesMatch(scheme, "https") else {
             throw NetworkError.invalidURL("\(Redaction.standard.redact(url)): only http and https URLs can be requested")
         }
-        guard let host = url.host, !host.isEmpty else {
+        guard let host, !host.isEmpty else {
             throw NetworkError.invalidURL("\(Redaction.standard.redact(url)): the URL has no host")
         }
     }

@@ -116,11 +116,13 @@ final class NetworkCore: Sendable {
     }
 
     /// Runs `interceptors`' `adapt` (the transfer's, from when it was scheduled), off the caller's thread when there are any, and then
-    /// ``finalize(_:)``: every attempt's request passes here last before it is queued.
-    func adapt(_ request: URLRequest, interceptors: [any RequestInterceptor], context: RequestContext,
+    /// ``finalize(_:)``: every attempt's request passes here last before it is queued. The
+    /// context is made only for interceptors that will see it (it copies the transfer's request).
+    func adapt(_ request: URLRequest, interceptors: [any RequestInterceptor], context makeContext: @autoclosure () -> RequestContext,
                completion: @escaping @Sendable (Result<URLRequest, NetworkError>) -> Void) {
         let chain = InterceptorChain(interceptors: interceptors)
         guard !chain.interceptors.isEmpty else { return completion(Self.finalize(request)) }
+        let context = makeContext()
         workQueue.async {
             chain.adapt(request, context: context) { completion($0.flatMap(Self.finalize)) }
         }

@@ -75,14 +75,15 @@ enum CurlRequestOptions {
             set(Int32(CCURLOPT_CUSTOMREQUEST), method)
         }
 
-        // Headers: the configuration's, then the request's (which win). Names compared in ASCII
-        // lower case: Foundation's case-insensitive compare was a visible part of a request's cost.
+        // Headers: the configuration's, then the request's (which win). Names compared ignoring
+        // ASCII case in place (HTTPHeaders.namesMatch): Foundation's case-insensitive compare,
+        // and then lower-cased copies, were a visible part of a request's cost.
+        let named = HTTPHeaders.namesMatch
         var fields = settings.additionalHeaders
-        for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            if !fields.isEmpty {
-                let lowered = name.lowercased()
-                fields.removeAll { $0.name.lowercased() == lowered }
-            }
+        let requestFields = request.allHTTPHeaderFields ?? [:]
+        fields.reserveCapacity(fields.count + requestFields.count + 2)
+        for (name, value) in requestFields {
+            if !fields.isEmpty { fields.removeAll { named($0.name, name) } }
             fields.append((name, value))
         }
         // Accept-Encoding goes through libcurl's own option, which also turns decoding on: libcurl
@@ -95,13 +96,13 @@ enum CurlRequestOptions {
         // own Accept-Encoding is then an ordinary header.
         var decodes = false
         if decompresses {
-            let encoding = fields.first { $0.name.lowercased() == "accept-encoding" }?.value ?? ""
-            fields.removeAll { $0.name.lowercased() == "accept-encoding" }
+            let encoding = fields.first { named($0.name, "Accept-Encoding") }?.value ?? ""
+            fields.removeAll { named($0.name, "Accept-Encoding") }
             decodes = ContentCoding.asksForDecoding(encoding)
             set(Int32(CCURLOPT_ACCEPT_ENCODING), encoding)
             set(Int32(CCURLOPT_HTTP_CONTENT_DECODING), decodes ? 1 : 0)   // libcurl 7.16.2+
         }
-        if bodyLength != nil, method != "HEAD", !fields.contains(where: { $0.name.lowercased() == "content-type" }) {
+        if bodyLength != nil, method != "HEAD", !fields.contains(where: { named($0.name, "Content-Type") }) {
             // A body sent without a media type (RequestBody.untypedFile) goes without one:
             // CURLOPT_POST would otherwise label it application/x-www-form-urlencoded.
             fields.append(("Content-Type", CurlRequestOptions.removedHeader))
@@ -113,7 +114,7 @@ enum CurlRequestOptions {
         headers = nil
         for (name, value) in fields {
             // `Name;` is libcurl's way of sending a header with an empty value; `Name:` removes one.
-            let removed = value == removedHeader || (value.isEmpty && name.lowercased() == "expect")
+            let removed = value == removedHeader || (value.isEmpty && named(name, "Expect"))
             let line = removed ? "\(name):" : value.isEmpty ? "\(name);" : "\(name): \(value)"
             headers = line.withCString { ccurl_slist_append(headers, $0) }
         }
@@ -122,9 +123,11 @@ enum CurlRequestOptions {
         // Limits. Courier's own deadline is the real timeout; these are backstops, with
         // URLSession's meaning of an idle limit (no connection, or no data, for that long):
         // connecting, and a connection that stalls (under 1 byte/s).
+        // (The smaller of two limits without an array: that was two allocations a request.)
         let idle = limits.idleMilliseconds.map { Double($0) / 1000 } ?? 0
-        let connect = [settings.connectTimeout, idle].filter { $0.isFinite && $0 > 0 }.min()
-        if let connect { set(Int32(CCURLOPT_CONNECTTIMEOUT_MS), Int(min(connect, 86_400) * 1000)) }
+        func limit(_ seconds: Double) -> Double { seconds.isFinite && seconds > 0 ? seconds : .infinity }
+        let connect = min(limit(settings.connectTimeout), limit(idle))
+        if connect.isFinite { set(Int32(CCURLOPT_CONNECTTIMEOUT_MS), Int(min(connect, 86_400) * 1000)) }
         if idle.isFinite, idle > 0 {
             set(Int32(CCURLOPT_LOW_SPEED_LIMIT), 1)
             set(Int32(CCURLOPT_LOW_SPEED_TIME), Int(min(idle.rounded(.up), 86_400)))

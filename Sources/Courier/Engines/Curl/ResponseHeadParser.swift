@@ -108,6 +108,10 @@ struct ResponseHeadParser {
 
     private static let statusPrefix = Array("HTTP/".utf8)
 
+    /// How many fields a head is given room for before its first one (nginx sends 6 to 8 with a
+    /// small file; more just grows the array).
+    static let usualFieldCount = 12
+
     /// libcurl's own limit (`MAX_HTTP_RESP_HEADER_SIZE`, 8.3.0).
     static let maximumHeadBytes = 300 * 1024
 
@@ -136,7 +140,11 @@ struct ResponseHeadParser {
         else {
             return .malformed("the status line '\(String(decoding: line.prefix(80), as: UTF8.self))' is not valid")
         }
-        current = Head(statusCode: code, version: String(decoding: line[..<versionEnd], as: UTF8.self), fields: [])
+        // Room for a usual head's fields at once: grown one append at a time, the array was
+        // reallocated four or five times a response.
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(Self.usualFieldCount)
+        current = Head(statusCode: code, version: String(decoding: line[..<versionEnd], as: UTF8.self), fields: fields)
         return .pending
     }
 
