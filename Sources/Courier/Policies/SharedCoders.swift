@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -7,15 +14,49 @@ import FoundationNetworking
 /// ``Network/jsonDecoder``), for the defaults that need them: `.json` bodies,
 /// ``DecodableRequest/decoder``, ``ErrorDecodingRequest/errorDecoder``, `Request.decoding(_:)`.
 ///
-/// They reach those defaults through a task-local value bound around the request's own code
-/// (``CodingScopedRequest``), because `output(from:response:)` and `makeURLRequest()` take no
-/// network argument. Outside a network (a request's method called directly, say in a test) the
-/// defaults get fresh coders, as they always did.
-struct SharedCoders: Sendable {
+/// They reach those defaults through a value bound to the current thread around the request's
+/// own code (``CodingScopedRequest``), because `output(from:response:)` and `makeURLRequest()`
+/// take no network argument. Outside a network (a request's method called directly, say in a
+/// test) the defaults get fresh coders, as they always did.
+///
+/// A thread's own value, not a `@TaskLocal`: the code it is bound around is synchronous, so it
+/// runs on the binding thread from start to end, and every reader is Courier's own code inside
+/// that call. Outside a task, each `TaskLocal.withValue` allocated twice (three of them a
+/// request: six of a stubbed request's 37 allocations); this binds with two
+/// `pthread_setspecific` calls and allocates nothing. Bindings nest (a request's code may run a
+/// blocking call on another network): each restores the one it found.
+final class SharedCoders: Sendable {
     let encoder: JSONEncoder
     let decoder: JSONDecoder
 
-    @TaskLocal static var current: SharedCoders?
+    init(encoder: JSONEncoder, decoder: JSONDecoder) {
+        self.encoder = encoder
+        self.decoder = decoder
+    }
+
+    /// The thread's slot. Holds an unretained reference: the binder keeps the coders alive for
+    /// as long as they are bound (see ``bound(_:)``).
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let created = pthread_key_create(&key, nil)
+        precondition(created == 0, "pthread_key_create failed (\(created)): no thread-specific slot left")
+        return key
+    }()
+
+    /// The coders bound to the current thread, if a request's code is running on it.
+    static var current: SharedCoders? {
+        pthread_getspecific(key).map { Unmanaged<SharedCoders>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Runs `body` with these coders bound to the current thread, then restores what was bound.
+    func bound<T>(_ body: () throws -> T) rethrows -> T {
+        let previous = pthread_getspecific(Self.key)
+        // `self` stays alive for this call (the caller holds it), so the unretained slot never
+        // outlives it.
+        pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.key, previous) }
+        return try body()
+    }
 
     /// The running network's encoder, or a fresh one.
     static var encoder: JSONEncoder { current?.encoder ?? JSONEncoder() }
@@ -53,18 +94,18 @@ struct CodingScopedRequest<Base: NetworkRequest>: NetworkRequest {
     var finishingQueue: DispatchQueue { base.finishingQueue }
 
     func makeURLRequest() throws -> URLRequest {
-        try SharedCoders.$current.withValue(coders) { try base.makeURLRequest() }
+        try coders.bound { try base.makeURLRequest() }
     }
 
     func validate(_ response: HTTPResponse) throws {
-        try SharedCoders.$current.withValue(coders) { try base.validate(response) }
+        try coders.bound { try base.validate(response) }
     }
 
     func output(from body: Data, response: HTTPResponse) throws -> Output {
-        try SharedCoders.$current.withValue(coders) { try base.output(from: body, response: response) }
+        try coders.bound { try base.output(from: body, response: response) }
     }
 
     func convertError(_ error: NetworkError, response: HTTPResponse?) -> any Error {
-        SharedCoders.$current.withValue(coders) { base.convertError(error, response: response) }
+        coders.bound { base.convertError(error, response: response) }
     }
 }

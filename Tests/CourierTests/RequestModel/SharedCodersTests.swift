@@ -153,6 +153,46 @@ final class SharedCodersTests: XCTestCase {
         XCTAssertTrue(network.jsonDecoder !== decoder)
     }
 
+    /// A profile request whose `output` first schedules another request, with a `.json` body, on
+    /// another network: that request's body is built (on this thread, inside this request's own
+    /// code) with its own network's encoder, and this request then still decodes with its own.
+    private struct GetProfileSchedulingAnother: DecodableRequest {
+        typealias Output = Profile
+        let url: URL
+        let other: Network
+        let otherURL: URL
+        let echoed: Box<String>
+        let otherDone: XCTestExpectation
+        func makeURL() throws -> URL { url }
+        func output(from body: Data, response: HTTPResponse) throws -> Profile {
+            let inner = Request<Data>(method: .post, url: otherURL, body: .json(Profile(firstName: "In", lastSeen: Date(timeIntervalSinceReferenceDate: 0)))).string()
+            let echoed = self.echoed, done = otherDone
+            other.schedule(inner) { result in
+                echoed.value = try? result.get()
+                done.fulfill()
+            }
+            return try decoder.decode(Profile.self, from: body)
+        }
+    }
+
+    func testCodersBoundInsideAnotherRequestsCodeAreRestoredAfterwards() throws {
+        let server = try makeServer().withStandardRoutes()
+        let json = snakeJSON
+        server.route("/profile") { _, writer in writer.respond(json: json) }
+        let echoed = Box<String>()
+        let otherDone = expectation(description: "the other network's request")
+        let request = GetProfileSchedulingAnother(url: server.url("/profile"), other: makeNetwork(), otherURL: server.url("/echo"),
+                                                  echoed: echoed, otherDone: otherDone)
+        let outcome = result(of: request, on: snakeCaseNetwork())
+        wait(for: [otherDone], timeout: 10)
+        // The outer request decoded snake_case after the inner one had bound its plain coders.
+        XCTAssertEqual(try XCTUnwrap(outcome).get(), profile)
+        // The inner body was encoded by its own network's plain encoder, not the outer's.
+        let inner = try XCTUnwrap(echoed.value)
+        XCTAssertTrue(inner.contains(#""firstName":"In""#), inner)
+        XCTAssertFalse(inner.contains("first_name"), inner)
+    }
+
     func testSettingsAreThreadSafe() {
         let network = makeNetwork()
         DispatchQueue.concurrentPerform(iterations: 200) { index in
