@@ -16,8 +16,9 @@ final class Delivery<Output>: Sendable {
     private let handlerQueue: DispatchQueue?
     private let completion: @Sendable (Result<Output, any Error>) -> Void
     private let reporter: ProgressReporter?
-    /// Set when the transfer is cancelled: progress events not yet run are dropped.
-    private let cancelled = Locked(false)
+    /// Set when the transfer is cancelled: progress events not yet run are dropped. Only with a
+    /// progress handler (without one there is nothing to drop, and a lock less to allocate).
+    private let cancelled: Locked<Bool>?
 
     init(target: CallbackTarget, progress: (@Sendable (TransferProgress) -> Void)?,
          completion: @escaping @Sendable (Result<Output, any Error>) -> Void) {
@@ -25,9 +26,10 @@ final class Delivery<Output>: Sendable {
         self.completion = completion
         let handlerQueue = progress == nil ? nil : target.makeSerialQueue()
         self.handlerQueue = handlerQueue
-        let cancelled = self.cancelled
+        let cancelled = progress == nil ? nil : Locked(false)
+        self.cancelled = cancelled
         self.reporter = progress.map { handler in
-            ProgressReporter(handler, queue: handlerQueue!, isCancelled: { cancelled.withLock { $0 } })
+            ProgressReporter(handler, queue: handlerQueue!, isCancelled: { cancelled?.withLock { $0 } ?? false })
         }
     }
 
@@ -52,7 +54,7 @@ final class Delivery<Output>: Sendable {
 
     /// Drops progress events from now on (the transfer was cancelled).
     func markCancelled() {
-        cancelled.withLock { $0 = true }
+        cancelled?.withLock { $0 = true }
     }
 
     /// Runs the completion, after any progress event already queued.

@@ -464,10 +464,13 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     /// A one-shot timer on the Network's timer queue; `nil` for an infinite (or invalid) interval.
+    ///
+    /// The action holds the transfer strongly, and that keeps it no longer than the registry
+    /// does: every ending cancels both timers in the same critical section (``event(_:)``), which
+    /// drops the action, and a timer that fires drops it too. (A weak reference gave every
+    /// transfer a side table: one allocation a request.)
     private func makeTimer(after interval: TimeInterval, _ fire: @escaping @Sendable (Transfer) -> Void) -> TimerQueue.Token? {
-        core.timers.schedule(after: interval) { [weak self] in
-            if let self { fire(self) }
-        }
+        core.timers.schedule(after: interval) { fire(self) }
     }
 }
 

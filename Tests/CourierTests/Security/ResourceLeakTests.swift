@@ -55,6 +55,39 @@ final class ResourceLeakTests: XCTestCase {
     }
 }
 
+extension ResourceLeakTests {
+    /// Requests that end early (cancelled, or past their deadline, while the server holds them)
+    /// are released too: their deadline timers hold them until the ending cancels the timer.
+    func testCancelledAndTimedOutRequestsAreReleasedByALiveNetwork() throws {
+        let server = try makeServer().withStandardRoutes()
+        let gate = holdRequests(at: "/held", on: server)
+        let network = makeNetwork(limit: 4)
+        let tracker = DeallocationTracker()
+        for index in 0..<12 {
+            let sentinel = tracker.make()
+            var request = Request<Data>.get(server.url("/held"))
+            let timesOut = index.isMultiple(of: 3)
+            request.timeout = timesOut ? 0.2 : 30
+            let done = expectation(description: "completion")
+            let task = network.schedule(request) { result in
+                _ = sentinel
+                guard case let .failure(error as NetworkError) = result else { return XCTFail("expected an error, got \(result)") }
+                if timesOut {
+                    guard case .timedOut = error else { return XCTFail("expected timedOut, got \(error)") }
+                } else {
+                    guard case .cancelled = error else { return XCTFail("expected cancelled, got \(error)") }
+                }
+                done.fulfill()
+            }
+            if !timesOut { task.cancel() }
+            wait(for: [done], timeout: 10)
+        }
+        gate.open()
+        let released = waitUntil(timeout: 10) { tracker.alive == 0 }
+        XCTAssertTrue(released, "\(tracker.alive) of 12 completions still retained after they ran")
+    }
+}
+
 /// Counts objects made by ``make()`` that have not been deallocated yet.
 final class DeallocationTracker: Sendable {
     private let count = Locked(0)
