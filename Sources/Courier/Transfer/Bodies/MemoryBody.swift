@@ -74,9 +74,11 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
     }
 
     func didComplete(error: NetworkError?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output> {
+        // Moved out, not copied: the response and its body change hands without a retain each.
         let received = state.withLock { state in
-            defer { state = ReceivedBody() }
-            return state
+            var taken = ReceivedBody()
+            swap(&taken, &state)
+            return taken
         }
         var error = error
         if received.rejectedChallenge, received.response != nil, case .cancelled? = error {
@@ -95,8 +97,9 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
         if let error { return .failed(error, response: full) }
         if let redirect = redirectLimitHit { return .failed(.tooManyRedirects(full ?? redirect), response: full ?? redirect) }
         guard let full else { return .failed(.transport(URLError(.badServerResponse)), response: nil) }
-        let request = self.request
-        return .judge(bodySize: full.body.count) { Self.judge(full, for: request) }
+        // Captures the body, not a copy of the request: a request is a large value (its URL,
+        // headers, body, policies), and copying it retained each of them once more.
+        return .judge(bodySize: full.body.count) { [self] in Self.judge(full, for: request) }
     }
 
     /// Runs the request's own `validate` and `output` on a complete response.
