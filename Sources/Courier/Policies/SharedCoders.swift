@@ -23,8 +23,9 @@ import FoundationNetworking
 /// runs on the binding thread from start to end, and every reader is Courier's own code inside
 /// that call. Outside a task, each `TaskLocal.withValue` allocated twice (three of them a
 /// request: six of a stubbed request's 37 allocations); this binds with two
-/// `pthread_setspecific` calls and allocates nothing. Bindings nest (a request's code may run a
-/// blocking call on another network): each restores the one it found.
+/// `pthread_setspecific` calls and allocates nothing. Bindings nest (a request's code may
+/// schedule a request on another network, whose body is then built inside it): each restores
+/// the one it found.
 final class SharedCoders: Sendable {
     let encoder: JSONEncoder
     let decoder: JSONDecoder
