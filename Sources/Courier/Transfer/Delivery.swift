@@ -15,10 +15,9 @@ final class Delivery<Output>: Sendable {
     private let target: CallbackTarget
     private let handlerQueue: DispatchQueue?
     private let completion: @Sendable (Result<Output, any Error>) -> Void
+    /// Only with a progress handler; it also keeps the cancelled flag (without a handler there
+    /// is no event to drop, and no lock to allocate).
     private let reporter: ProgressReporter?
-    /// Set when the transfer is cancelled: progress events not yet run are dropped. Only with a
-    /// progress handler (without one there is nothing to drop, and a lock less to allocate).
-    private let cancelled: Locked<Bool>?
 
     init(target: CallbackTarget, progress: (@Sendable (TransferProgress) -> Void)?,
          completion: @escaping @Sendable (Result<Output, any Error>) -> Void) {
@@ -26,11 +25,7 @@ final class Delivery<Output>: Sendable {
         self.completion = completion
         let handlerQueue = progress == nil ? nil : target.makeSerialQueue()
         self.handlerQueue = handlerQueue
-        let cancelled = progress == nil ? nil : Locked(false)
-        self.cancelled = cancelled
-        self.reporter = progress.map { handler in
-            ProgressReporter(handler, queue: handlerQueue!, isCancelled: { cancelled?.withLock { $0 } ?? false })
-        }
+        self.reporter = progress.map { ProgressReporter($0, queue: handlerQueue!) }
     }
 
     /// Whether the handlers run on the finishing thread itself (the blocking and async bridges).
@@ -54,7 +49,7 @@ final class Delivery<Output>: Sendable {
 
     /// Drops progress events from now on (the transfer was cancelled).
     func markCancelled() {
-        cancelled?.withLock { $0 = true }
+        reporter?.markCancelled()
     }
 
     /// Runs the completion, after any progress event already queued.

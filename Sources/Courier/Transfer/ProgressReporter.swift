@@ -17,8 +17,6 @@ final class ProgressReporter: Sendable {
     private let handler: @Sendable (TransferProgress) -> Void
     /// The transfer's serial handler queue.
     private let queue: DispatchQueue
-    /// Whether the transfer was cancelled: events still queued then are dropped.
-    private let isCancelled: @Sendable () -> Bool
 
     /// One direction's throttle.
     private struct Throttle {
@@ -53,15 +51,14 @@ final class ProgressReporter: Sendable {
     // A lock rather than queue confinement because the trailing edge is sent from a timer.
     private let state = Locked(State())
 
-    // Set on the handler queue when the completion runs, after which no event may reach the
-    // caller. Only that serial queue touches it, so its lock is never contended.
-    private let completionDelivered = Locked(false)
+    // Set when the transfer is cancelled (on the thread that ends it) or when the completion
+    // runs (on the handler queue): from then on no event reaches the caller, and those still
+    // queued are dropped.
+    private let stopped = Locked(false)
 
-    init(_ handler: @escaping @Sendable (TransferProgress) -> Void, queue: DispatchQueue,
-         isCancelled: @escaping @Sendable () -> Bool) {
+    init(_ handler: @escaping @Sendable (TransferProgress) -> Void, queue: DispatchQueue) {
         self.handler = handler
         self.queue = queue
-        self.isCancelled = isCancelled
     }
 
     /// Offers an event; it goes out if the interval has passed since the last one, or if
@@ -114,13 +111,18 @@ final class ProgressReporter: Sendable {
         throttle.held = nil
         queue.async { [self] in
             // Bytes that arrive after a cancel are dropped, and nothing follows the completion.
-            guard !completionDelivered.withLock({ $0 }), !isCancelled() else { return }
+            guard !stopped.withLock({ $0 }) else { return }
             handler(progress)
         }
     }
 
+    /// Drops progress events from now on: the transfer was cancelled.
+    func markCancelled() {
+        stopped.withLock { $0 = true }
+    }
+
     /// Called on the handler queue just before the completion runs.
     func markCompletionDelivered() {
-        completionDelivered.withLock { $0 = true }
+        stopped.withLock { $0 = true }
     }
 }
