@@ -48,4 +48,34 @@ final class DecompressesResponsesTests: XCTestCase {
         XCTAssertEqual(try network.scheduleSynchronously(Request<Data>.get(server.url("/notes.txt")), timeout: 30).get(),
                        Data(Gzip.fixtureText.utf8))
     }
+
+    /// The curl engine writes the `Accept-Encoding` line itself rather than leave it to libcurl
+    /// (cheaper: see `CurlRequestOptions`). The wire must not tell: one line, libcurl's value
+    /// (its decoders in its own order), in libcurl's place (after `Accept`, before the
+    /// configuration's headers); and a request's own value, once.
+    func testTheOfferIsOneLineInLibcurlsPlaceWithLibcurlsValue() throws {
+        let server = try makeServer()
+        let seen = Locked<[[(name: String, value: String)]]>([])
+        server.route("/plain") { request, writer in
+            seen.withLock { $0.append(request.headers) }
+            writer.respond(status: 200, headers: [:], body: Data("ok".utf8))
+        }
+        let network = makeNetwork()
+        try XCTSkipUnless(network.engine == .curl, "URLSession writes its own request head")
+        let decoders = try XCTUnwrap(Network.Engine.curlFeatures).contentDecoders
+        let libcurlOrder = ["deflate", "gzip", "br", "zstd"].filter(decoders.contains)
+        let offer = libcurlOrder.isEmpty ? "identity" : libcurlOrder.joined(separator: ", ")
+
+        XCTAssertNoThrow(try network.scheduleSynchronously(Request<Data>.get(server.url("/plain")), timeout: 30).get())
+        XCTAssertNoThrow(try network.scheduleSynchronously(Request<Data>.get(server.url("/plain"), headers: ["accept-encoding": "gzip", "X-Own": "1"]),
+                                                           timeout: 30).get())
+        let heads = seen.current
+        XCTAssertEqual(heads.count, 2)
+        guard heads.count == 2 else { return }
+        let offered = heads.map { head in head.filter { $0.name.lowercased() == "accept-encoding" }.map(\.value) }
+        XCTAssertEqual(offered, [[offer], ["gzip"]], "one line each: libcurl's offer, then the request's own value")
+        let names = heads[0].map { $0.name.lowercased() }
+        XCTAssertEqual(Array(names.prefix(4)), ["host", "accept", "accept-encoding", "user-agent"], "\(heads[0])")
+        XCTAssertFalse(names.contains("expect"), "a request without a body sends no Expect")
+    }
 }
