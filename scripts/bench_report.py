@@ -314,7 +314,10 @@ bytes and calls `task.cancel()` right there, on the delegate queue, at the thres
 `NetworkTask.cancel()` at the threshold; progress is throttled to ~20 events a second, so it fires
 a little past the threshold (the actual count is shown). Times are monotonic, from just before
 `cancel()`: how long `cancel()` took to return, and how long until the completion
-(`didCompleteWithError` / Courier's completion handler) ran.
+(`didCompleteWithError` / Courier's completion handler) ran. For the worst run the verdicts also
+give the cancelling thread's own CPU time and its involuntary context switches (`RUSAGE_THREAD`):
+wall time well above the CPU time, with a preemption, is the scheduler giving the core to another
+thread (on 2 cores, a full-speed transfer keeps both busy), not `cancel()` working or waiting.
 
 {table(["client", "MiB at cancel", "`cancel()` returns (ms)", "completion after (ms)", "outcome",
         "MiB still delivered after cancel", "peak RSS (MiB)"], rows)}
@@ -333,10 +336,24 @@ def cancel_verdicts(results, key, completion_limit):
     worst_completion = results.maximum(key, "completion_ms")
     return [
         (f"{results.label(key)}: `cancel()` returns (worst run)", f"≤ {CANCEL_RETURN_MS:g} ms",
-         f"{number(worst_return, 3)} ms", None if worst_return is None else worst_return <= CANCEL_RETURN_MS),
+         f"{number(worst_return, 3)} ms{stalls_of_worst(results, key)}", None if worst_return is None else worst_return <= CANCEL_RETURN_MS),
         (f"{results.label(key)}: completion delivered (worst run)", f"< {completion_limit:g} ms",
          f"{number(worst_completion, 2)} ms", None if worst_completion is None else worst_completion < completion_limit),
     ]
+
+
+def stalls_of_worst(results, key):
+    """What the worst run's cancelling thread did meanwhile: its own CPU time, and how often the
+    scheduler took its core away (wall time above the CPU time is other threads running)."""
+    runs = [run for run in results.cases.get(key, {}).get("runs", []) if "cancel_return_ms" in run]
+    if not runs:
+        return ""
+    worst = max(runs, key=lambda run: run["cancel_return_ms"])
+    if "cancel_cpu_ms" not in worst or "cancel_preemptions" not in worst:
+        return ""
+    faults = worst.get("cancel_page_faults", 0)
+    return (f" (its thread's own CPU {worst['cancel_cpu_ms']:.3f} ms, preempted {worst['cancel_preemptions']}×, "
+            f"{faults} page fault{'' if faults == 1 else 's'})")
 
 
 def verdict_table(verdicts):

@@ -20,6 +20,8 @@ enum CancelCase {
         /// The cancelling thread's own CPU time in `cancel()`: wall time above it was the
         /// scheduler running other threads (on 2 cores, the transfer's two busy ones).
         var cancelCPU: UInt64 = 0
+        /// What the cancelling thread waited for in `cancel()` (see ``Measurement/threadStalls()``).
+        var cancelStalls = ThreadStalls()
         var completed: UInt64 = 0
         /// How the transfer ended: "cancelled", "succeeded" (ran to the end despite the cancel),
         /// or the error.
@@ -63,6 +65,9 @@ enum CancelCase {
         report["bytes_at_cancel"] = .int(Int(observation.bytesAtCancel))
         report["cancel_return_ms"] = .double(Double(observation.cancelReturned - observation.cancelStart) / 1e6)
         report["cancel_cpu_ms"] = .double(Double(observation.cancelCPU) / 1e6)
+        report["cancel_waits"] = .int(observation.cancelStalls.waits)
+        report["cancel_preemptions"] = .int(observation.cancelStalls.preemptions)
+        report["cancel_page_faults"] = .int(observation.cancelStalls.pageFaults)
         report["completion_ms"] = .double(Double(observation.completed - observation.cancelStart) / 1e6)
         report["outcome"] = .string(observation.outcome)
         report["maxrss_bytes"] = .int(Measurement.peakRSSBytes())
@@ -90,16 +95,20 @@ enum CancelCase {
 
         let progress: @Sendable (TransferProgress) -> Void = { progress in
             guard progress.completedBytes >= threshold, observation.current.cancelStart == 0 else { return }
+            let cancelling = task.current
+            let stalls = Measurement.threadStalls()
             let cpu = Measurement.threadCPUNow()
             let start = Measurement.now()
-            task.current?.cancel()
+            cancelling?.cancel()
             let returned = Measurement.now()
             let cpuSpent = Measurement.threadCPUNow() - cpu
+            let stallsAfter = Measurement.threadStalls()
             observation.withLock {
                 $0.bytesAtCancel = progress.completedBytes
                 $0.cancelStart = start
                 $0.cancelReturned = returned
                 $0.cancelCPU = cpuSpent
+                $0.cancelStalls = stallsAfter - stalls
             }
         }
         let completion: @Sendable (Result<Void, any Error>) -> Void = { result in
@@ -156,16 +165,19 @@ final class CancellingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sen
         }
         guard received >= threshold else { return }
         cancelled = true
+        let stalls = Measurement.threadStalls()
         let cpu = Measurement.threadCPUNow()
         let start = Measurement.now()
         dataTask.cancel()
         let returned = Measurement.now()
         let cpuSpent = Measurement.threadCPUNow() - cpu
+        let stallsAfter = Measurement.threadStalls()
         observation.withLock { [received] in
             $0.bytesAtCancel = received
             $0.cancelStart = start
             $0.cancelReturned = returned
             $0.cancelCPU = cpuSpent
+            $0.cancelStalls = stallsAfter - stalls
         }
     }
 

@@ -38,6 +38,21 @@ enum Measurement {
         return Int(usage.ru_nvcsw) + Int(usage.ru_nivcsw)
     }
 
+    /// What the calling thread has waited for so far: voluntary context switches (it waited: a
+    /// lock, a system call), involuntary ones (the scheduler gave its core to another thread),
+    /// and minor page faults (first touches of code or data pages, each a trip into the kernel).
+    /// Linux only (zeros elsewhere): what tells a slow call that waited from one that was
+    /// preempted or ran cold.
+    static func threadStalls() -> ThreadStalls {
+        #if os(Linux)
+        var usage = rusage()
+        getrusage(__rusage_who_t(1), &usage)   // RUSAGE_THREAD, which Glibc does not import
+        return ThreadStalls(waits: Int(usage.ru_nvcsw), preemptions: Int(usage.ru_nivcsw), pageFaults: Int(usage.ru_minflt))
+        #else
+        return ThreadStalls()
+        #endif
+    }
+
     private static func resourceUsage() -> rusage {
         var usage = rusage()
         #if os(Linux)
@@ -68,4 +83,16 @@ struct Stopwatch {
 
     /// Context switches the process made since the stopwatch was made.
     var contextSwitches: Int { Measurement.contextSwitches() - startSwitches }
+}
+
+/// Counts from ``Measurement/threadStalls()``; subtract two to get what happened between them.
+struct ThreadStalls {
+    var waits = 0
+    var preemptions = 0
+    var pageFaults = 0
+
+    static func - (lhs: ThreadStalls, rhs: ThreadStalls) -> ThreadStalls {
+        ThreadStalls(waits: lhs.waits - rhs.waits, preemptions: lhs.preemptions - rhs.preemptions,
+                     pageFaults: lhs.pageFaults - rhs.pageFaults)
+    }
 }
