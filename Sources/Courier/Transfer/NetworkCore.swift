@@ -167,6 +167,7 @@ final class NetworkCore: Sendable {
     /// `workQueue`, when given, is the queue the requests' own code runs on (see ``requestCodeQueue``).
     init(maximumConcurrentRequests: Int, sessionCookies: SessionCookies? = nil, unsupportedSetting: NetworkError? = nil,
          workQueue userQueue: DispatchQueue? = nil, makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
+        _ = Self.endingMetadata
         self.sessionCookies = sessionCookies
         self.unsupportedSetting = unsupportedSetting
         delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)
