@@ -54,6 +54,14 @@ final class Delivery<Output>: Sendable {
 
     /// Runs the completion, after any progress event already queued.
     func deliver(_ result: consuming Result<Output, any Error>) {
+        // The blocking and async bridges without a progress handler: called right here, as `run`
+        // would, but with no closure to allocate around the result (whose context, holding a
+        // generic value, also cost two run-time metadata lookups). No handler queue means no
+        // reporter either: there is no progress event to come after.
+        if handlerQueue == nil, isImmediate {
+            completion(result)
+            return
+        }
         let reporter = self.reporter
         let completion = self.completion
         // Moved, not shared: the caller gives the result up, and the one completion receives it.
