@@ -122,8 +122,8 @@ enum CurlRequestOptions {
         for (name, value) in fields {
             // `Name;` is libcurl's way of sending a header with an empty value; `Name:` removes one.
             let removed = value == removedHeader || (value.isEmpty && named(name, "Expect"))
-            let line = removed ? "\(name):" : value.isEmpty ? "\(name);" : "\(name): \(value)"
-            headers = line.withCString { ccurl_slist_append(headers, $0) }
+            headers = removed ? appendLine(name, ":", "", to: headers)
+                : value.isEmpty ? appendLine(name, ";", "", to: headers) : appendLine(name, ": ", value, to: headers)
         }
         options.set(Int32(CCURLOPT_HTTPHEADER), pointer: UnsafeRawPointer(headers))
 
@@ -153,6 +153,21 @@ enum CurlRequestOptions {
 }
 
 extension CurlRequestOptions {
+    /// Appends the line `name` `separator` `value` to a libcurl header list, built as a C string
+    /// in a temporary buffer (on the stack for any usual line): an interpolated `String` was a
+    /// heap allocation or two for every header line longer than 15 bytes.
+    static func appendLine(_ name: String, _ separator: StaticString, _ value: String, to list: OpaquePointer?) -> OpaquePointer? {
+        let count = name.utf8.count + separator.utf8CodeUnitCount + value.utf8.count
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { line in
+            var end = 0
+            for byte in name.utf8 { line[end] = CChar(bitPattern: byte); end += 1 }
+            for index in 0..<separator.utf8CodeUnitCount { line[end] = CChar(bitPattern: separator.utf8Start[index]); end += 1 }
+            for byte in value.utf8 { line[end] = CChar(bitPattern: byte); end += 1 }
+            line[end] = 0
+            return ccurl_slist_append(list, line.baseAddress!)
+        }
+    }
+
     /// Marks a field of the list that removes one of libcurl's own headers rather than sending a
     /// value (no header value can hold a NUL: HeaderValidation refuses it).
     static let removedHeader = "\u{0}removed"
