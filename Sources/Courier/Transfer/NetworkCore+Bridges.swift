@@ -70,12 +70,20 @@ final class BlockingResult<Output>: Sendable {
     /// Set once by the finishing thread, read once by the waiting one after it: the value
     /// (which may not be `Sendable`) moves from one to the other under the lock, never shared.
     private let result = Locked<Result<Output, any Error>?>(nil)
+    /// Whether ``set(_:)`` has stored the result: what a driving caller asks after every turn of
+    /// its loop. A flag of its own, not `result != nil`: in this generic class every look at
+    /// `result` fetches `Result<Output, any Error>`'s metadata at run time (about 450
+    /// instructions, several times a request); a `Bool` needs none.
+    private let isSetFlag = Locked(false)
 
     func set(_ value: Result<Output, any Error>) {
         result.withLock { $0 = value }
+        isSetFlag.withLock { $0 = true }
         semaphore.signal()
         driver?.wake()
     }
+
+    private var isSet: Bool { isSetFlag.withLock { $0 } }
 
     /// Waits for the result; if `timeout` passes first, runs `onTimeout` (which must lead to
     /// ``set(_:)`` being called) and waits for that. With a driver, the waiting thread runs the
@@ -83,23 +91,13 @@ final class BlockingResult<Output>: Sendable {
     /// decides which, as it does without one.
     func wait(timeout: TimeInterval?, onTimeout: () -> Void) -> Result<Output, any Error> {
         let deadline: DispatchTime = timeout.map { .now() + max(0, $0) } ?? .distantFuture
-        // What a driving caller asks after every turn of its loop, answered by the semaphore
-        // itself: a wait that cannot block takes the signal if there is one (and remembers it).
-        // Not `result != nil`: in this generic class every look at `result` fetched
-        // `Result<Output, any Error>`'s metadata at run time (about 450 instructions, several
-        // times a request); nor a flag of its own, one more allocation a request.
-        var signalled = false
-        func isSet() -> Bool {
-            if !signalled, semaphore.wait(timeout: .now()) == .success { signalled = true }
-            return signalled
-        }
-        driver?.drive(until: deadline, isDone: isSet)
-        if !signalled, semaphore.wait(timeout: deadline) == .timedOut {
+        driver?.drive(until: deadline) { isSet }
+        if semaphore.wait(timeout: deadline) == .timedOut {
             onTimeout()
             // Either onTimeout's failure or a result that won the race is being delivered now
             // (with a driver, possibly by this thread: the task's cancellation is in its hands).
-            driver?.drive(until: .distantFuture, isDone: isSet)
-            if !signalled { semaphore.wait() }
+            driver?.drive(until: .distantFuture) { isSet }
+            semaphore.wait()
         }
         // set(_:) stored a value before signalling.
         return result.withLock { $0! }
