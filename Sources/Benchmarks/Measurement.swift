@@ -45,8 +45,7 @@ enum Measurement {
     /// preempted or ran cold.
     static func threadStalls() -> ThreadStalls {
         #if os(Linux)
-        var usage = rusage()
-        getrusage(__rusage_who_t(1), &usage)   // RUSAGE_THREAD, which Glibc does not import
+        let usage = resourceUsage(who: 1)   // RUSAGE_THREAD, which Glibc does not import
         return ThreadStalls(waits: Int(usage.ru_nvcsw), preemptions: Int(usage.ru_nivcsw), pageFaults: Int(usage.ru_minflt))
         #else
         return ThreadStalls()
@@ -54,15 +53,24 @@ enum Measurement {
     }
 
     private static func resourceUsage() -> rusage {
-        var usage = rusage()
         #if os(Linux)
         // Glibc imports RUSAGE_SELF as an enum case while getrusage takes its raw Int32.
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return resourceUsage(who: RUSAGE_SELF.rawValue)
         #else
+        var usage = rusage()
         getrusage(RUSAGE_SELF, &usage)
+        return usage
         #endif
+    }
+
+    #if os(Linux)
+    /// `getrusage` for `who`, given as Glibc's raw value.
+    private static func resourceUsage(who: Int32) -> rusage {
+        var usage = rusage()
+        getrusage(__rusage_who_t(who), &usage)
         return usage
     }
+    #endif
 
     private static func seconds(_ time: timeval) -> Double {
         Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000

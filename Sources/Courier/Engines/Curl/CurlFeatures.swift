@@ -52,7 +52,7 @@ public struct CurlFeatures: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `CURLOPT_PROTOCOLS_STR` and `CURLOPT_REDIR_PROTOCOLS_STR` exist (7.85.0+).
     let hasProtocolStringOptions: Bool
-    /// What `CURLOPT_ACCEPT_ENCODING` = "" offers, as libcurl writes it (see ``acceptEncodingOffer(features:)``).
+    /// What `CURLOPT_ACCEPT_ENCODING` = "" offers, as libcurl writes it (see ``acceptEncodingOffer(decoders:)``).
     let acceptEncodingOffer: String
 
     /// Decides everything from libcurl's version number and feature bits alone, so that each
@@ -65,7 +65,7 @@ public struct CurlFeatures: Sendable, Hashable, CustomStringConvertible {
         supportsUnixSockets = features & Int32(CCURL_VERSION_UNIX_SOCKETS) != 0
         numbersConnections = Self.numbersConnections(versionNumber: versionNumber)
         contentDecoders = Self.contentDecoders(features: features)
-        acceptEncodingOffer = Self.acceptEncodingOffer(features: features)
+        acceptEncodingOffer = Self.acceptEncodingOffer(decoders: contentDecoders)
         hasProtocolStringOptions = Self.hasProtocolStringOptions(versionNumber: versionNumber)
         protocolsOption = hasProtocolStringOptions ? "CURLOPT_PROTOCOLS_STR" : "CURLOPT_PROTOCOLS"
         reusesEasyHandles = Self.reusesEasyHandles(versionNumber: versionNumber)
@@ -135,16 +135,14 @@ public struct CurlFeatures: Sendable, Hashable, CustomStringConvertible {
         return decoders
     }
 
-    /// The `Accept-Encoding` value libcurl sends for `CURLOPT_ACCEPT_ENCODING` = "": its decoders
-    /// in its own order (`deflate, gzip, br, zstd`, every version from 7.68 to 8.x), `identity`
-    /// with none. The engine sends this line itself (see `CurlRequestOptions`): libcurl then
-    /// skips its own, which it formatted twice a request, a character at a time.
-    static func acceptEncodingOffer(features: Int32) -> String {
-        var codings: [String] = []
-        if features & Int32(CCURL_VERSION_LIBZ) != 0 { codings += ["deflate", "gzip"] }
-        if features & Int32(CCURL_VERSION_BROTLI) != 0 { codings.append("br") }
-        if features & Int32(CCURL_VERSION_ZSTD) != 0 { codings.append("zstd") }
-        return codings.isEmpty ? "identity" : codings.joined(separator: ", ")
+    /// The `Accept-Encoding` value libcurl sends for `CURLOPT_ACCEPT_ENCODING` = "": `decoders`
+    /// (``contentDecoders``) in libcurl's own order (`deflate, gzip, br, zstd`, every version from
+    /// 7.68 to 8.x), `identity` with none. The engine sends this line itself (see
+    /// `CurlRequestOptions`): libcurl then skips its own, which it formatted twice a request, a
+    /// character at a time.
+    static func acceptEncodingOffer(decoders: [String]) -> String {
+        let offered = ["deflate", "gzip", "br", "zstd"].filter(decoders.contains)
+        return offered.isEmpty ? "identity" : offered.joined(separator: ", ")
     }
 
     /// The loaded libcurl's, read once; `nil` where the curl engine is unavailable.
