@@ -22,9 +22,15 @@ final class TimerQueue: Sendable {
         let id: UInt64
     }
 
+    /// A scheduled closure. Wrapped so that the dictionary stores it as it is: a bare function
+    /// type stored in a generic container is re-wrapped in a thunk, an allocation per schedule.
+    fileprivate struct Action {
+        let run: @Sendable () -> Void
+    }
+
     fileprivate struct State {
         var heap: [Entry] = []
-        var actions: [UInt64: @Sendable () -> Void] = [:]
+        var actions: [UInt64: Action] = [:]
         var nextID: UInt64 = 0
         /// When the Dispatch timer fires next (`nil`: not armed).
         var armedFor: UInt64?
@@ -57,7 +63,7 @@ final class TimerQueue: Sendable {
         return state.withLock { state -> Token in
             state.nextID += 1
             let id = state.nextID
-            state.actions[id] = action
+            state.actions[id] = Action(run: action)
             state.push(Entry(due: due, id: id))
             if state.armedFor.map({ due < $0 }) ?? true {
                 state.armedFor = due
@@ -87,8 +93,8 @@ final class TimerQueue: Sendable {
     /// Runs what is due (outside the lock) and re-arms for the next live entry.
     private func fire() {
         let now = DispatchTime.now().uptimeNanoseconds
-        let due = state.withLock { state -> [@Sendable () -> Void] in
-            var due: [@Sendable () -> Void] = []
+        let due = state.withLock { state -> [Action] in
+            var due: [Action] = []
             while let top = state.heap.first, top.due <= now {
                 state.popTop()
                 if let action = state.actions.removeValue(forKey: top.id) { due.append(action) }
@@ -98,7 +104,7 @@ final class TimerQueue: Sendable {
             if let next = state.armedFor { arm(for: next) }
             return due
         }
-        for action in due { action() }
+        for action in due { action.run() }
     }
 }
 

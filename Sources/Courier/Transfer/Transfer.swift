@@ -359,7 +359,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             core.requestQueue.release()
             let context = self.context(attempt: attempt, url: state.withLock { $0.lifecycle.request?.url })
             settings.observers.forEach { $0.didRetry(after: error, delay: delay, context: context) }
-            let timer = makeTimer(after: delay) { $0.handle { $0.backoffElapsed() } }
+            let timer = makeTimer(after: delay, for: .backoff)
             let armed = state.withLock { state -> Bool in
                 guard case .backingOff = state.lifecycle.phase else { return false }
                 state.backoff = timer
@@ -407,7 +407,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             state.sending = request
             let action = state.lifecycle.taskCreated(task)
             if case .resume(_, armDeadline: true) = action {
-                state.deadline = makeTimer(after: timeout) { $0.end(with: .timedOut) }
+                state.deadline = makeTimer(after: timeout, for: .deadline)
             }
             return action
         })
@@ -469,8 +469,16 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// does: every ending cancels both timers in the same critical section (``event(_:)``), which
     /// drops the action, and a timer that fires drops it too. (A weak reference gave every
     /// transfer a side table: one allocation a request.)
-    private func makeTimer(after interval: TimeInterval, _ fire: @escaping @Sendable (Transfer) -> Void) -> TimerQueue.Token? {
-        core.timers.schedule(after: interval) { fire(self) }
+    /// What a timer of this transfer is for.
+    private enum TimerPurpose { case deadline, backoff }
+
+    private func makeTimer(after interval: TimeInterval, for purpose: TimerPurpose) -> TimerQueue.Token? {
+        // One closure per purpose, each capturing `self` alone: Swift then uses the object itself
+        // as the closure's context, where a captured closure beside it cost an allocation a request.
+        switch purpose {
+        case .deadline: core.timers.schedule(after: interval) { [self] in end(with: .timedOut) }
+        case .backoff: core.timers.schedule(after: interval) { [self] in handle { $0.backoffElapsed() } }
+        }
     }
 }
 
