@@ -97,9 +97,20 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
         if let error { return .failed(error, response: full) }
         if let redirect = redirectLimitHit { return .failed(.tooManyRedirects(full ?? redirect), response: full ?? redirect) }
         guard let full else { return .failed(.transport(URLError(.badServerResponse)), response: nil) }
-        // Captures the body, not a copy of the request: a request is a large value (its URL,
-        // headers, body, policies), and copying it retained each of them once more.
-        return .judge(bodySize: full.body.count) { [self] in Self.judge(full, for: request) }
+        // The response waits in the body, and the closure captures the body alone: Swift then
+        // uses the object itself as the closure's context (capturing the response beside it cost
+        // an allocation a request, and a copy of the request retained each of its parts again).
+        let size = full.body.count
+        state.withLock { $0.awaitingJudgement = full }
+        return .judge(bodySize: size) { [self] in judgeAwaitingResponse() }
+    }
+
+    private func judgeAwaitingResponse() -> AttemptOutcome<Output> {
+        // Always there: set just before the one closure that gets here is made, and taken once.
+        guard let response = state.withLock({ $0.awaitingJudgement.take() }) else {
+            return .failed(.transport(URLError(.badServerResponse)), response: nil)
+        }
+        return Self.judge(response, for: request)
     }
 
     /// Runs the request's own `validate` and `output` on a complete response.
@@ -112,10 +123,7 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
             // An error of the request's own making: final, and passed on as it is.
             return .rejected(error)
         }
-        // The output may not be Sendable: it was made just now, on this thread, and `commit` runs
-        // once, handing it to the delivery; nothing else holds it.
-        nonisolated(unsafe) let result = output(of: response, for: request)
-        return .accepted { result }
+        return .accepted(.made(output(of: response, for: request)))
     }
 
     /// Produces the output of an accepted response, mapping a decoding failure through `convertError`.
@@ -151,6 +159,8 @@ private struct ReceivedBody {
     var response: HTTPResponse?
     var body = Data()
     var rejectedChallenge = false
+    /// The complete response, from the task's end until the request's own code judges it.
+    var awaitingJudgement: HTTPResponse?
     /// The head's `receivedLength`, read once: it looks `Content-Length` up among the headers.
     private(set) var totalBytes: Int64?
 
