@@ -414,7 +414,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     /// The transfer has ended: release what it held, then deliver its one completion.
-    private func deliver(_ ending: Lifecycle.Ending, committing commit: consuming Commit<Body.Output>?) {
+    private func deliver(_ ending: Lifecycle.Ending, committing commit: (@Sendable () -> Result<Body.Output, any Error>)?) {
         var releaseSlot = ending.heldSlot
         if let task = ending.taskToCancel {
             if releaseSlot {
@@ -437,7 +437,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         case .success:
             // Only `judge` ends a transfer with success, and it always passes the commit.
             guard let commit else { return assertionFailure("a success ended without its output") }
-            delivery.deliver(commit.result())
+            delivery.deliver(commit())
         case let .failure(error, response):
             notifyObservers { $0.didFail(error, context: $1) }
             let body = self.body

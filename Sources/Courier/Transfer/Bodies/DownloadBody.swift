@@ -200,7 +200,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
             if case .file = state.sink, error == nil, state.expectedTotal.map({ $0 == state.written }) ?? true {
                 // Complete: moved into place only after the transfer has claimed its end, so a
                 // racing cancel cannot leave a renamed file behind a "cancelled" result.
-                return BodyCompletion(outcome: .accepted(.deferred { [self] in commit() }), progress: Self.progress(of: state))
+                return BodyCompletion(outcome: .accepted { [self] in commit() }, progress: Self.progress(of: state))
             }
             // Failed attempt: keep what arrived (a retry, or a later call, resumes from it).
             let failure = Self.attemptError(error, sink: state.sink, metrics: metrics)

@@ -123,7 +123,10 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
             // An error of the request's own making: final, and passed on as it is.
             return .rejected(error)
         }
-        return .accepted(.made(output(of: response, for: request)))
+        // The output may not be Sendable: it was made just now, on this thread, and `commit` runs
+        // once, handing it to the delivery; nothing else holds it.
+        nonisolated(unsafe) let result = output(of: response, for: request)
+        return .accepted { result }
     }
 
     /// Produces the output of an accepted response, mapping a decoding failure through `convertError`.

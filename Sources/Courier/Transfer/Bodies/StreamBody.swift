@@ -164,7 +164,7 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
             }
             // The completion's response is the head again, now with the transfer's metrics.
             let response = head.adding(metrics)
-            return BodyCompletion(outcome: .accepted(.made(.success(response))), progress: progress(received: received, of: response))
+            return BodyCompletion(outcome: .accepted { .success(response) }, progress: progress(received: received, of: response))
         case let .errorBody(response, body):
             var full = response.adding(metrics)
             full.body = body

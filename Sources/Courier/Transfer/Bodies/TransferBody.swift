@@ -95,8 +95,9 @@ struct BodyCompletion<Output> {
 
 /// The meaning of an attempt's end.
 enum AttemptOutcome<Output> {
-    /// Accepted; the result is had through `commit` once the transfer has claimed its end.
-    case accepted(Commit<Output>)
+    /// Accepted. `commit` runs once the transfer has claimed its end (a file is moved into place
+    /// only then, so a cancel that wins the race never leaves one behind) and gives the result.
+    case accepted(commit: @Sendable () -> Result<Output, any Error>)
     /// Not decided yet: `judge` runs the request's own `validate` and `output` and says. A body
     /// larger than ``inlineJudgingLimit`` bytes is judged on the work queue, so that decoding it
     /// never holds up other transfers' callbacks.
@@ -111,22 +112,4 @@ enum AttemptOutcome<Output> {
 
     /// Bodies up to this size are judged on the delegate queue: a hop would cost more.
     static var inlineJudgingLimit: Int { 64 << 10 }
-}
-
-/// How an accepted attempt gives its result, once the transfer has claimed its end.
-enum Commit<Output> {
-    /// Made already (a body in memory, a stream's head). Held as a value: a closure returning it
-    /// cost an allocation a request.
-    case made(Result<Output, any Error>)
-    /// Made only now: a downloaded file is moved into place only once the transfer has claimed
-    /// its end, so a cancel that wins the race never leaves one behind.
-    case deferred(@Sendable () -> Result<Output, any Error>)
-
-    /// The result; a deferred commit runs here, once.
-    consuming func result() -> Result<Output, any Error> {
-        switch consume self {
-        case let .made(result): result
-        case let .deferred(commit): commit()
-        }
-    }
 }
