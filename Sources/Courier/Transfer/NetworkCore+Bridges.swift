@@ -57,7 +57,7 @@ extension NetworkCore {
 }
 
 /// A result handed from a Courier thread to a blocked caller.
-final class BlockingResult<Output>: Sendable {
+final class BlockingResult<Output>: @unchecked Sendable {  // `value` is only read or written holding `isSetFlag`'s lock.
     private let semaphore = DispatchSemaphore(value: 0)
     /// The calling thread's driver when it runs the transfer itself: woken when the result is set
     /// from another thread, so that it stops driving.
@@ -67,18 +67,22 @@ final class BlockingResult<Output>: Sendable {
         self.driver = driver
     }
 
-    /// Set once by the finishing thread, read once by the waiting one after it: the value
-    /// (which may not be `Sendable`) moves from one to the other under the lock, never shared.
-    private let result = Locked<Result<Output, any Error>?>(nil)
     /// Whether ``set(_:)`` has stored the result: what a driving caller asks after every turn of
-    /// its loop. A flag of its own, not `result != nil`: in this generic class every look at
-    /// `result` fetches `Result<Output, any Error>`'s metadata at run time (about 450
-    /// instructions, several times a request); a `Bool` needs none.
+    /// its loop. A flag of its own, not `value != nil`: in this generic class every look at
+    /// `value` fetches `Result<Output, any Error>`'s metadata at run time (about 450
+    /// instructions, several times a request); a `Bool` needs none. Its lock also guards `value`,
+    /// which saves the allocation of a lock of its own.
     private let isSetFlag = Locked(false)
+    /// Set once by the finishing thread, read once by the waiting one after it, each time holding
+    /// `isSetFlag`'s lock: the value (which may not be `Sendable`) moves from one to the other,
+    /// never shared.
+    private nonisolated(unsafe) var value: Result<Output, any Error>?
 
-    func set(_ value: Result<Output, any Error>) {
-        result.withLock { $0 = value }
-        isSetFlag.withLock { $0 = true }
+    func set(_ result: Result<Output, any Error>) {
+        isSetFlag.withLock { isSet in
+            value = result
+            isSet = true
+        }
         semaphore.signal()
         driver?.wake()
     }
@@ -100,7 +104,7 @@ final class BlockingResult<Output>: Sendable {
             semaphore.wait()
         }
         // set(_:) stored a value before signalling.
-        return result.withLock { $0! }
+        return isSetFlag.withLock { _ in value! }
     }
 }
 
