@@ -57,7 +57,7 @@ extension NetworkCore {
 }
 
 /// A result handed from a Courier thread to a blocked caller.
-final class BlockingResult<Output>: @unchecked Sendable {  // `value` is only read or written holding `isSetFlag`'s lock.
+final class BlockingResult<Output>: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
     /// The calling thread's driver when it runs the transfer itself: woken when the result is set
     /// from another thread, so that it stops driving.

@@ -463,15 +463,15 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         for observer in observers { tell(observer, context) }
     }
 
+    /// What a timer of this transfer is for.
+    private enum TimerPurpose { case deadline, backoff }
+
     /// A one-shot timer on the Network's timer queue; `nil` for an infinite (or invalid) interval.
     ///
     /// The action holds the transfer strongly, and that keeps it no longer than the registry
     /// does: every ending cancels both timers in the same critical section (``event(_:)``), which
     /// drops the action, and a timer that fires drops it too. (A weak reference gave every
     /// transfer a side table: one allocation a request.)
-    /// What a timer of this transfer is for.
-    private enum TimerPurpose { case deadline, backoff }
-
     private func makeTimer(after interval: TimeInterval, for purpose: TimerPurpose) -> TimerQueue.Token? {
         // One closure per purpose, each capturing `self` alone: Swift then uses the object itself
         // as the closure's context, where a captured closure beside it cost an allocation a request.
