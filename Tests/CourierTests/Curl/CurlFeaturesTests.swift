@@ -33,10 +33,17 @@ final class CurlFeaturesTests: XCTestCase {
         XCTAssertEqual(features(0x075801).protocolsOption, "CURLOPT_PROTOCOLS_STR")  // 7.88.1, Debian 12
     }
 
-    func testEasyHandlesAreReusedFrom8_1_0() {
-        // curl issue #11101: before 8.1.0 a reused handle can write into freed memory.
+    func testEasyHandlesAreReusedExceptFrom7_84_0To8_0_1() {
+        // curl issue #11101: from 7.84.0 (its header store) to 8.0.1 a reused handle can write
+        // into freed memory; older libcurls have no such store, 8.1.0 fixed it.
+        XCTAssertTrue(CurlFeatures.reusesEasyHandles(versionNumber: 0x074400))       // 7.68.0, Ubuntu 20.04
+        XCTAssertTrue(CurlFeatures.reusesEasyHandles(versionNumber: 0x074A00))       // 7.74.0, Debian 11
+        XCTAssertTrue(CurlFeatures.reusesEasyHandles(versionNumber: 0x075100))       // 7.81.0, Ubuntu 22.04
+        XCTAssertTrue(CurlFeatures.reusesEasyHandles(versionNumber: 0x075301))       // 7.83.1
+        XCTAssertFalse(CurlFeatures.reusesEasyHandles(versionNumber: 0x075400))      // 7.84.0
         XCTAssertFalse(CurlFeatures.reusesEasyHandles(versionNumber: 0x080001))      // 8.0.1
         XCTAssertTrue(CurlFeatures.reusesEasyHandles(versionNumber: 0x080100))       // 8.1.0
+        XCTAssertTrue(features(0x074A00).reusesEasyHandles)
         XCTAssertFalse(features(0x075801).reusesEasyHandles)
         XCTAssertFalse(features(0x080001).reusesEasyHandles)
         XCTAssertTrue(features(0x080100).reusesEasyHandles)
@@ -61,7 +68,7 @@ final class CurlFeaturesTests: XCTestCase {
         XCTAssertEqual(everything.contentDecoders, ["gzip", "deflate", "br", "zstd"])
         XCTAssertEqual(everything.description,
                        "libcurl 7.88.1: TLS OpenSSL/3.0.0, HTTP/2 yes, decoders gzip deflate br zstd, "
-                       + "protocols option CURLOPT_PROTOCOLS_STR, easy handles one per transfer (libcurl before 8.1.0), "
+                       + "protocols option CURLOPT_PROTOCOLS_STR, easy handles one per transfer (libcurl 7.84.0 to 8.0.1), "
                        + "Unix sockets no, connection ids no (libcurl before 8.2.0)")
     }
 

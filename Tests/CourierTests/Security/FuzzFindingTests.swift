@@ -43,7 +43,8 @@ final class FuzzFindingTests: XCTestCase {
     /// Found by the reply fuzzer (AddressSanitizer: heap-use-after-free in libcurl 7.88.1): on an
     /// easy handle that had carried an earlier transfer, a reply whose first header line is folded
     /// (starts with a space) was appended to that transfer's freed last header — it "succeeded",
-    /// or crashed. Before libcurl 8.1.0 each transfer now gets a new handle. The line is then
+    /// or crashed. From libcurl 7.84.0 to 8.0.1 each transfer now gets a new handle (older ones
+    /// have no such pointer, and reuse theirs, as 8.1.0 and later do). The line is then
     /// refused — by libcurl 7.88 ("A libcurl function was given a bad argument", curl's exit
     /// code 43: `transport`), as on FoundationNetworking, which makes a handle per task; by
     /// Courier's head parser where libcurl hands it over (7.74: `invalidResponse`) — or, from 8.x
@@ -58,11 +59,23 @@ final class FuzzFindingTests: XCTestCase {
             writer.closeConnection()
         }
         let network = makeNetwork(limit: 1)
+        try skipUnderTheVersionShim(network)
         for _ in 0..<3 {
             XCTAssertNoThrow(try network.scheduleSynchronously(Request<Data>.get(server.url("/plain")), timeout: 30).get())
             let outcome = network.scheduleSynchronously(Request<Data>.get(server.url("/folded")), timeout: 30)
             assertRefusedOrIntact(outcome)
         }
+    }
+
+    /// scripts/libcurl-matrix's 7.68 run preloads scripts/libcurl-shim.c, which makes a newer
+    /// libcurl (Debian 12's 7.88.1) report 7.68.0. The engine then reuses easy handles, as on a
+    /// real 7.68.0, which has no header store to leave a freed pointer in; but the code underneath
+    /// is 7.88.1's, which does: the use-after-free would be the shim's, not any real libcurl's.
+    /// (The real 7.74.0 and 8.14.1 runs, and the system's 7.88.1, keep these tests.)
+    private func skipUnderTheVersionShim(_ network: Network) throws {
+        let preloaded = ProcessInfo.processInfo.environment["LD_PRELOAD"] ?? ""
+        try XCTSkipIf(network.engine == .curl && preloaded.contains("libcurl-shim"),
+                      "scripts/libcurl-shim.c makes libcurl 7.88.1 report 7.68.0: handles are reused as 7.68.0 allows, over 7.88.1's code")
     }
 
     /// The folded line refused (by libcurl: `transport`; by Courier: `invalidResponse`), or the body, whole.
@@ -91,6 +104,7 @@ final class FuzzFindingTests: XCTestCase {
         }
         let network = makeNetwork(limit: 1)
         try XCTSkipIf(network.engine != .curl, "FoundationNetworking crashes on this reply after a redirect")
+        try skipUnderTheVersionShim(network)
         for _ in 0..<3 {
             let outcome = network.scheduleSynchronously(Request<Data>.get(server.url("/redirect")), timeout: 30)
             assertRefusedOrIntact(outcome)

@@ -17,7 +17,7 @@ enum CurlLibrary {
         return String(cString: line)
     }
 
-    /// Whether an easy handle may carry one transfer after another (reset in between): from
-    /// libcurl 8.1.0 on (``CurlFeatures/reusesEasyHandles``, decided by the version number).
+    /// Whether an easy handle may carry one transfer after another (reset in between): except on
+    /// libcurl 7.84.0 to 8.0.1 (``CurlFeatures/reusesEasyHandles``, decided by the version number).
     static var reusesEasyHandles: Bool { CurlFeatures.loaded?.reusesEasyHandles ?? false }
 }
