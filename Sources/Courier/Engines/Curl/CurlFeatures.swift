@@ -103,7 +103,7 @@ public struct CurlFeatures: Sendable, Hashable, CustomStringConvertible {
     /// Easy handles are reused except from 7.84.0 to 8.0.1 (see ``reusesEasyHandles``).
     ///
     /// A reused handle saves `curl_easy_init` and the zeroing of its 5 KiB (callgrind, libcurl
-    /// 7.74.0: about 10,000 instructions, 5% of a small request), on the libcurls of Ubuntu 20.04
+    /// 7.74.0: about 12,000 instructions, 6.5% of a small request), on the libcurls of Ubuntu 20.04
     /// and 22.04, Debian 11 and RHEL 9. 7.84.0 brought the header store whose `prevhead`
     /// pointer outlives the transfer; 8.1.0 clears it (curl commit cd1c611b).
     static func reusesEasyHandles(versionNumber: Int) -> Bool {
