@@ -34,7 +34,7 @@ final class CurlFeaturesTests: XCTestCase {
     }
 
     func testEasyHandlesAreReusedExceptFrom7_84_0To8_0_1() {
-        // curl issue #11101: from 7.84.0 (its header store) to 8.0.1 a reused handle can write
+        // curl issue #11101: from 7.84.0 (its header store's prevhead pointer) to 8.0.1 a reused handle can write
         // into freed memory; older libcurls have no such store, 8.1.0 fixed it.
         XCTAssertTrue(CurlFeatures.reusesEasyHandles(versionNumber: 0x074400))       // 7.68.0, Ubuntu 20.04
         XCTAssertTrue(CurlFeatures.reusesEasyHandles(versionNumber: 0x074A00))       // 7.74.0, Debian 11

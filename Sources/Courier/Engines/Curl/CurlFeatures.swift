@@ -48,8 +48,8 @@ public struct CurlFeatures: Sendable, Hashable, CustomStringConvertible {
     /// Whether an easy handle carries one transfer after another: before libcurl 7.84.0, and from
     /// 8.1.0 on. From 7.84.0 to 8.0.1 every transfer gets a new one: those versions can write a
     /// reply's folded header line into the previous transfer's freed memory (curl issue #11101;
-    /// <doc:Security#Fuzzing-the-curl-engine>). Older ones keep no such pointer: the header store
-    /// that holds it came with 7.84.0.
+    /// <doc:Security#Fuzzing-the-curl-engine>). Older ones keep no such pointer: it came with
+    /// 7.84.0, when the header store began to unfold folded lines into the last header.
     public let reusesEasyHandles: Bool
 
     /// Whether `CURLOPT_PROTOCOLS_STR` and `CURLOPT_REDIR_PROTOCOLS_STR` exist (7.85.0+).
@@ -104,8 +104,8 @@ public struct CurlFeatures: Sendable, Hashable, CustomStringConvertible {
     ///
     /// A reused handle saves `curl_easy_init` and the zeroing of its 5 KiB (callgrind, libcurl
     /// 7.74.0: about 12,000 instructions, 6.5% of a small request), on the libcurls of Ubuntu 20.04
-    /// and 22.04, Debian 11 and RHEL 9. 7.84.0 brought the header store whose `prevhead`
-    /// pointer outlives the transfer; 8.1.0 clears it (curl commit cd1c611b).
+    /// and 22.04, Debian 11 and RHEL 9. 7.84.0 brought the header store's `prevhead` pointer
+    /// (curl commit c9b60f00), which outlives the transfer; 8.1.0 clears it (cd1c611b).
     static func reusesEasyHandles(versionNumber: Int) -> Bool {
         versionNumber < 0x075400 || versionNumber >= 0x080100
     }
