@@ -34,8 +34,8 @@ final class CurlFeaturesTests: XCTestCase {
     }
 
     func testEasyHandlesAreReusedExceptFrom7_84_0To8_0_1() {
-        // curl issue #11101: from 7.84.0 (its header store's prevhead pointer) to 8.0.1 a reused handle can write
-        // into freed memory; older libcurls have no such store, 8.1.0 fixed it.
+        // curl issue #11101: from 7.84.0 (its header store's prevhead pointer) to 8.0.1 a reused
+        // handle can write into freed memory; older libcurls keep no such pointer, 8.1.0 fixed it.
         XCTAssertTrue(CurlFeatures.reusesEasyHandles(versionNumber: 0x074400))       // 7.68.0, Ubuntu 20.04
         XCTAssertTrue(CurlFeatures.reusesEasyHandles(versionNumber: 0x074A00))       // 7.74.0, Debian 11
         XCTAssertTrue(CurlFeatures.reusesEasyHandles(versionNumber: 0x075100))       // 7.81.0, Ubuntu 22.04

@@ -69,8 +69,8 @@ final class FuzzFindingTests: XCTestCase {
 
     /// scripts/libcurl-matrix's 7.68 run preloads scripts/libcurl-shim.c, which makes a newer
     /// libcurl (Debian 12's 7.88.1) report 7.68.0. The engine then reuses easy handles, as on a
-    /// real 7.68.0, which keeps no pointer to leave freed; but the code underneath
-    /// is 7.88.1's, which does: the use-after-free would be the shim's, not any real libcurl's.
+    /// real 7.68.0, which keeps no pointer to leave freed; but the code underneath is 7.88.1's,
+    /// which does: the use-after-free would be the shim's, not any real libcurl's.
     /// (The real 7.74.0 and 8.14.1 runs, and the system's 7.88.1, keep these tests.)
     private func skipUnderTheVersionShim(_ network: Network) throws {
         let preloaded = ProcessInfo.processInfo.environment["LD_PRELOAD"] ?? ""
