@@ -100,7 +100,8 @@ final class BareMultiDriver: RequestDriver, @unchecked Sendable {  // used by on
             _ = ccurl_multi_perform(multi, &running)
             var easy: OpaquePointer?
             var result: Int32 = 0
-            while ccurl_multi_next_done(multi, &easy, &result) != 0, let done = easy {
+            var queued: Int32 = 0
+            while ccurl_multi_next_done(multi, &easy, &result, &queued) != 0, let done = easy {
                 _ = ccurl_multi_remove_handle(multi, done)
                 var context: UnsafeMutableRawPointer?
                 _ = ccurl_easy_getinfo_pointer(done, Int32(CCURLINFO_PRIVATE), &context)

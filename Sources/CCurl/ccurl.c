@@ -228,10 +228,10 @@ int ccurl_multi_poll(ccurl_multi *multi, int timeout_ms, int *ready) {
 }
 int ccurl_multi_wakeup(ccurl_multi *multi) { return curl.multi_wakeup(multi); }
 
-int ccurl_multi_next_done(ccurl_multi *multi, ccurl_easy **easy, int *result) {
-    int queued = 0;
+int ccurl_multi_next_done(ccurl_multi *multi, ccurl_easy **easy, int *result, int *queued) {
     struct ccurl_message *message;
-    while ((message = curl.multi_info_read(multi, &queued)) != NULL) {
+    *queued = 0;
+    while ((message = curl.multi_info_read(multi, queued)) != NULL) {
         if (message->msg == CCURLMSG_DONE) {
             *easy = message->easy_handle;
             *result = message->data.result;

@@ -238,7 +238,8 @@ int ccurl_multi_perform(ccurl_multi *multi, int *running);
 int ccurl_multi_poll(ccurl_multi *multi, int timeout_ms, int *ready);
 int ccurl_multi_wakeup(ccurl_multi *multi);
 /// The next finished transfer: returns 1 and sets `easy` and `result`, or 0 when there is none.
-int ccurl_multi_next_done(ccurl_multi *multi, ccurl_easy **easy, int *result);
+/// `queued` is set to the number of messages still waiting after this one (libcurl's count).
+int ccurl_multi_next_done(ccurl_multi *multi, ccurl_easy **easy, int *result, int *queued);
 
 ccurl_slist *ccurl_slist_append(ccurl_slist *list, const char *line);
 void ccurl_slist_free_all(ccurl_slist *list);

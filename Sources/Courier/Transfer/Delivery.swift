@@ -75,10 +75,11 @@ final class Delivery<Output>: Sendable {
     }
 
     private func run(_ body: @escaping @Sendable () -> Void) {
+        // Through the curl loop's batch, when a loop turn delivers it (see ``DispatchBatch``).
         if let handlerQueue {
-            handlerQueue.async(execute: body)
+            DispatchBatch.async(body, on: handlerQueue)
         } else if case let .queue(queue) = target {
-            queue.async(execute: body)
+            DispatchBatch.async(body, on: queue)
         } else {
             body()
         }

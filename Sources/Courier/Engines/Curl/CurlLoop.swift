@@ -20,9 +20,9 @@ import FoundationNetworking
 /// (``CurlFeatures/reusesEasyHandles``), and the connections they open stay in the multi handle's
 /// cache either way, so consecutive requests to a server share a connection.
 final class CurlLoop: @unchecked Sendable {
-    // @unchecked: `running` and `idle` are touched by the driving thread only (the loop thread,
-    // or the one caller that holds a caller loop); the inbox is behind its lock, and every
-    // curl_multi_wakeup is counted under it, so `close()` never frees `multi` under one.
+    // @unchecked: `running`, `idle` and `deliveries` are touched by the driving thread only (the
+    // loop thread, or the one caller that holds a caller loop); the inbox is behind its lock, and
+    // every curl_multi_wakeup is counted under it, so `close()` never frees `multi` under one.
 
     private struct Inbox {
         var starts: [CurlTask] = []
@@ -57,6 +57,9 @@ final class CurlLoop: @unchecked Sendable {
     /// Easy handles of finished transfers, kept for reuse (always empty where libcurl cannot reuse them).
     private var idle: [OpaquePointer] = []
     private static let idleLimit = 64
+    /// The completions a turn of the loop thread delivers, queued together (see ``DispatchBatch``;
+    /// a caller loop's stays empty: its own call's completion runs on its thread).
+    private let deliveries = DispatchBatch()
 
     /// The thread's name, for debuggers and profiles.
     static let threadName = "courier.curl-loop"
@@ -180,7 +183,7 @@ final class CurlLoop: @unchecked Sendable {
     // MARK: - The driving thread
 
     private func run() {
-        while turn() {
+        while deliveries.collecting({ turn() }) {
             guard maySleep() else { continue }
             var ready: Int32 = 0
             // libcurl shortens the wait to its own next timeout; a wakeup ends it at once.
@@ -196,6 +199,8 @@ final class CurlLoop: @unchecked Sendable {
         for task in work.starts { add(task) }
         for task in work.cancels { remove(task) }
         for task in work.unpauses { unpause(running: task) }
+        // A cancel's completion goes now, not after libcurl's work for every other transfer.
+        deliveries.flush()
         if work.stopping { return false }
         var active: Int32 = 0
         _ = ccurl_multi_perform(multi, &active)
@@ -318,10 +323,14 @@ final class CurlLoop: @unchecked Sendable {
     private func collectFinished() {
         var easy: OpaquePointer?
         var result: Int32 = 0
-        while ccurl_multi_next_done(multi, &easy, &result) != 0 {
+        var queued: Int32 = 0
+        while ccurl_multi_next_done(multi, &easy, &result, &queued) != 0 {
             guard let easy, let task = running.removeValue(forKey: easy) else { continue }
             _ = ccurl_multi_remove_handle(multi, easy)
             let next = task.curlDone(code: result)
+            // The last transfer this turn ended: its completion, and those held before it, go to
+            // their queues now, before the handle is cleaned up (see DispatchBatch).
+            if queued == 0 { deliveries.flush() }
             recycle(easy)
             if let next {
                 // A redirect Courier follows within the same task: the next request, on the same
