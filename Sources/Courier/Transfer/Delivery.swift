@@ -75,7 +75,7 @@ final class Delivery<Output>: Sendable {
     }
 
     private func run(_ body: @escaping @Sendable () -> Void) {
-        // Through the curl loop's batch, when a loop turn delivers it (see ``DispatchBatch``).
+        // Held back a moment when the curl loop ends several transfers at once (``DispatchBatch``).
         if let handlerQueue {
             DispatchBatch.async(body, on: handlerQueue)
         } else if case let .queue(queue) = target {

@@ -5,50 +5,52 @@ import FoundationNetworking
 #endif
 import XCTest
 
-/// The curl loop's batch of completions (``DispatchBatch``): held while a turn collects them,
-/// queued in order at its end or at a flush, and never held on any other thread.
+/// The curl loop's batch of completions (``DispatchBatch``): held while it holds, queued in order
+/// at a flush, and never held on any other thread or outside `holding`.
 final class DispatchBatchTests: XCTestCase {
     private let queue = DispatchQueue(label: "test.batch")
 
-    func testWorkQueuedWhileCollectingWaitsForTheEndAndKeepsItsOrder() {
+    func testWorkQueuedWhileHoldingWaitsForTheFlushAndKeepsItsOrder() {
         let batch = DispatchBatch()
         let order = Locked<[Int]>([])
-        batch.collecting {
+        batch.holding {
             for index in 0..<3 {
                 DispatchBatch.async({ order.withLock { $0.append(index) } }, on: queue)
             }
-            // Anything already queued would run before this (the queue is serial).
-            queue.sync {}
-            XCTAssertEqual(order.current, [], "work ran before the batch ended")
         }
+        // Anything already queued would run before this (the queue is serial).
+        queue.sync {}
+        XCTAssertEqual(order.current, [], "held work ran before the flush")
+        batch.flush()
         queue.sync {}
         XCTAssertEqual(order.current, [0, 1, 2])
     }
 
-    func testAFlushQueuesWhatIsHeldAtOnce() {
+    func testAFlushInsideHoldingQueuesWhatIsHeldSoFar() {
         let batch = DispatchBatch()
         let order = Locked<[String]>([])
-        batch.collecting {
+        batch.holding {
             DispatchBatch.async({ order.withLock { $0.append("first") } }, on: queue)
             batch.flush()
             queue.sync {}
             XCTAssertEqual(order.current, ["first"], "a flush left work held")
             DispatchBatch.async({ order.withLock { $0.append("second") } }, on: queue)
-            queue.sync {}
-            XCTAssertEqual(order.current, ["first"], "work queued after a flush was not held")
         }
+        queue.sync {}
+        XCTAssertEqual(order.current, ["first"], "work held after a flush was queued")
+        batch.flush()
         queue.sync {}
         XCTAssertEqual(order.current, ["first", "second"])
     }
 
-    func testOtherThreadsAndTheThreadOutsideABatchQueueAtOnce() {
+    func testOtherThreadsAndTheThreadOutsideHoldingQueueAtOnce() {
         let batch = DispatchBatch()
         let ran = Locked(0)
         DispatchBatch.async({ ran.withLock { $0 += 1 } }, on: queue)
         queue.sync {}
         XCTAssertEqual(ran.current, 1, "no batch: queued at once")
-        batch.collecting {
-            // Another thread, while this one collects: its work is not this batch's.
+        batch.holding {
+            // Another thread, while this one holds: its work is not this batch's.
             let elsewhere = DispatchGroup()
             let queue = self.queue
             elsewhere.enter()
@@ -62,22 +64,22 @@ final class DispatchBatchTests: XCTestCase {
         }
         DispatchBatch.async({ ran.withLock { $0 += 1 } }, on: queue)
         queue.sync {}
-        XCTAssertEqual(ran.current, 3, "the batch stayed installed after it ended")
+        XCTAssertEqual(ran.current, 3, "the batch stayed installed after holding ended")
     }
 
-    func testANestedBatchHandsBackToTheOuterOne() {
+    func testANestedHoldHandsBackToTheOuterBatch() {
         let outer = DispatchBatch(), inner = DispatchBatch()
         let order = Locked<[String]>([])
-        outer.collecting {
-            inner.collecting {
+        outer.holding {
+            inner.holding {
                 DispatchBatch.async({ order.withLock { $0.append("inner") } }, on: queue)
             }
-            queue.sync {}
-            XCTAssertEqual(order.current, ["inner"], "the inner batch did not queue its work at its end")
             DispatchBatch.async({ order.withLock { $0.append("outer") } }, on: queue)
-            queue.sync {}
-            XCTAssertEqual(order.current, ["inner"], "the outer batch was not restored")
         }
+        inner.flush()
+        queue.sync {}
+        XCTAssertEqual(order.current, ["inner"], "the outer batch's work went to the inner one")
+        outer.flush()
         queue.sync {}
         XCTAssertEqual(order.current, ["inner", "outer"])
     }

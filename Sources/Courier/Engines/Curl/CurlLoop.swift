@@ -57,8 +57,7 @@ final class CurlLoop: @unchecked Sendable {
     /// Easy handles of finished transfers, kept for reuse (always empty where libcurl cannot reuse them).
     private var idle: [OpaquePointer] = []
     private static let idleLimit = 64
-    /// The completions a turn of the loop thread delivers, queued together (see ``DispatchBatch``;
-    /// a caller loop's stays empty: its own call's completion runs on its thread).
+    /// Completions of transfers that ended together, queued together (see ``DispatchBatch``).
     private let deliveries = DispatchBatch()
 
     /// The thread's name, for debuggers and profiles.
@@ -183,7 +182,7 @@ final class CurlLoop: @unchecked Sendable {
     // MARK: - The driving thread
 
     private func run() {
-        while deliveries.collecting({ turn() }) {
+        while turn() {
             guard maySleep() else { continue }
             var ready: Int32 = 0
             // libcurl shortens the wait to its own next timeout; a wakeup ends it at once.
@@ -199,8 +198,6 @@ final class CurlLoop: @unchecked Sendable {
         for task in work.starts { add(task) }
         for task in work.cancels { remove(task) }
         for task in work.unpauses { unpause(running: task) }
-        // A cancel's completion goes now, not after libcurl's work for every other transfer.
-        deliveries.flush()
         if work.stopping { return false }
         var active: Int32 = 0
         _ = ccurl_multi_perform(multi, &active)
@@ -327,10 +324,15 @@ final class CurlLoop: @unchecked Sendable {
         while ccurl_multi_next_done(multi, &easy, &result, &queued) != 0 {
             guard let easy, let task = running.removeValue(forKey: easy) else { continue }
             _ = ccurl_multi_remove_handle(multi, easy)
-            let next = task.curlDone(code: result)
-            // The last transfer this turn ended: its completion, and those held before it, go to
-            // their queues now, before the handle is cleaned up (see DispatchBatch).
-            if queued == 0 { deliveries.flush() }
+            // More ended in this turn: this completion waits for theirs, and all go to their
+            // queues together, just before the last one's (see DispatchBatch).
+            let next: URLRequest?
+            if queued > 0 {
+                next = deliveries.holding { task.curlDone(code: result) }
+            } else {
+                deliveries.flush()
+                next = task.curlDone(code: result)
+            }
             recycle(easy)
             if let next {
                 // A redirect Courier follows within the same task: the next request, on the same
@@ -338,6 +340,8 @@ final class CurlLoop: @unchecked Sendable {
                 begin(task, next: next)
             }
         }
+        // Nothing stays held if the last message was not one of this loop's transfers.
+        deliveries.flush()
     }
 
     private func recycle(_ easy: OpaquePointer) {
