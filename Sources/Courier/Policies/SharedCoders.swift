@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -35,28 +28,15 @@ final class SharedCoders: Sendable {
         self.decoder = decoder
     }
 
-    /// The thread's slot. Holds an unretained reference: the binder keeps the coders alive for
-    /// as long as they are bound (see ``bound(_:)``).
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let created = pthread_key_create(&key, nil)
-        precondition(created == 0, "pthread_key_create failed (\(created)): no thread-specific slot left")
-        return key
-    }()
+    /// The coders bound to the thread while a request's code runs on it.
+    private static let slot = ThreadSlot()
 
     /// The coders bound to the current thread, if a request's code is running on it.
-    static var current: SharedCoders? {
-        pthread_getspecific(key).map { Unmanaged<SharedCoders>.fromOpaque($0).takeUnretainedValue() }
-    }
+    static var current: SharedCoders? { slot.current(SharedCoders.self) }
 
     /// Runs `body` with these coders bound to the current thread, then restores what was bound.
     func bound<T>(_ body: () throws -> T) rethrows -> T {
-        let previous = pthread_getspecific(Self.key)
-        // `self` stays alive for this call (the caller holds it), so the unretained slot never
-        // outlives it.
-        pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
-        defer { pthread_setspecific(Self.key, previous) }
-        return try body()
+        try Self.slot.binding(self, body)
     }
 
     /// The running network's encoder, or a fresh one.

@@ -1,11 +1,4 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Completions handed to callers' queues in bursts: when one turn of a curl loop ends several
 /// transfers, the completions of all but the last are held, and queued back to back just before
@@ -26,27 +19,19 @@ import Darwin
 final class DispatchBatch {
     private var held: [(queue: DispatchQueue, work: @Sendable () -> Void)] = []
 
-    /// The thread's batch, unretained: ``holding(_:)`` keeps it alive while it is set.
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let created = pthread_key_create(&key, nil)
-        precondition(created == 0, "pthread_key_create failed (\(created)): no thread-specific slot left")
-        return key
-    }()
+    /// The batch of the thread inside ``holding(_:)``.
+    private static let slot = ThreadSlot()
 
     /// Runs `body`, holding what the calling thread queues through ``async(_:on:)`` meanwhile
     /// until the next ``flush()``. Only the thread that owns the batch calls this.
     func holding<T>(_ body: () -> T) -> T {
-        let outer = pthread_getspecific(Self.key)
-        pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
-        defer { pthread_setspecific(Self.key, outer) }
-        return body()
+        Self.slot.binding(self, body)
     }
 
     /// `queue.async(execute: work)`, or held by the calling thread's batch while it holds.
     static func async(_ work: @escaping @Sendable () -> Void, on queue: DispatchQueue) {
-        guard let batch = pthread_getspecific(key) else { return queue.async(execute: work) }
-        Unmanaged<DispatchBatch>.fromOpaque(batch).takeUnretainedValue().held.append((queue, work))
+        guard let batch = slot.current(DispatchBatch.self) else { return queue.async(execute: work) }
+        batch.held.append((queue, work))
     }
 
     /// Queues what is held, in the order it came.
