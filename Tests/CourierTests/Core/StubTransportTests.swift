@@ -38,6 +38,20 @@ final class StubTransportTests: XCTestCase {
         XCTAssertEqual(response.headers["Content-Length"], "4")
     }
 
+    func testTheStubsHeadersAreSortedAndFramedOnce() throws {
+        let network = stubNetwork { request in
+            switch request.url?.path {
+            case "/framed": return StubResponse(headers: ["x-b": "2", "Content-Length": "2", "X-a": "1"], body: Data("ok".utf8))
+            default: return StubResponse(headers: ["x-b": "2", "X-a": "1"], body: Data("ok".utf8))
+            }
+        }
+        for path in ["/framed", "/unframed"] {
+            let response = try XCTUnwrap(result(of: Request<Data>.get("http://stub.test" + path).withResponse(), on: network)?.get())
+            XCTAssertEqual(response.headers.fields.map(\.name), ["Content-Length", "X-a", "x-b"], path)
+            XCTAssertEqual(response.headers["content-length"], "2", path)
+        }
+    }
+
     func testEveryConventionWorksOverTheStub() async throws {
         let network = stubNetwork { _ in StubResponse(body: Data("ok".utf8)) }
         let request = Request<Data>.get("http://stub.test/").string()

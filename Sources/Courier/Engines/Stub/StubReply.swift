@@ -15,8 +15,9 @@ import FoundationNetworking
 /// ```
 public struct StubReply: Sendable {
     enum Kind: Sendable {
-        /// The head, then the body in these chunks, `interval` seconds apart.
-        case response(StubResponse, chunks: [Data], interval: TimeInterval)
+        /// The head, then the body in these chunks, `interval` seconds apart; `nil`: the
+        /// response's body in one piece (no array to make for each answer).
+        case response(StubResponse, chunks: [Data]?, interval: TimeInterval)
         case failure(URLError)
         case noAnswer
     }
@@ -31,7 +32,7 @@ public struct StubReply: Sendable {
 
     /// Answers with `response`, its body in one piece.
     public static func response(_ response: StubResponse) -> StubReply {
-        StubReply(.response(response, chunks: [response.body], interval: 0))
+        StubReply(.response(response, chunks: nil, interval: 0))
     }
 
     /// Answers with `status`, `headers` and `body`.
