@@ -38,6 +38,27 @@ final class StubTransportTests: XCTestCase {
         XCTAssertEqual(response.headers["Content-Length"], "4")
     }
 
+    func testABodyInOnePieceOrASliceIsTheOutputAsSent() throws {
+        let bytes = Data((0..<200).map { UInt8($0) })
+        let server = StubServer()
+        // The whole body in one piece: kept as it came, not copied.
+        server.on(.get, "/whole", reply: .response(StubResponse(body: bytes)))
+        // One chunk that is a slice of a larger buffer (its indices do not start at 0).
+        server.on(.get, "/slice", reply: .chunks([bytes[5..<15]], interval: 0))
+        // Two chunks, neither the whole body: copied as they arrive.
+        server.on(.get, "/short", reply: .chunks([bytes[0..<10], bytes[10..<20]], interval: 0))
+        let network = Network(stub: server, callbackQueue: DispatchQueue(label: "test.stub"))
+        let whole = try result(of: Request<Data>.get("http://stub.test/whole"), on: network)?.get()
+        XCTAssertEqual(whole, bytes)
+        let slice = try XCTUnwrap(result(of: Request<Data>.get("http://stub.test/slice"), on: network)?.get())
+        XCTAssertEqual(slice, Data(bytes[5..<15]))
+        XCTAssertEqual(slice.startIndex, 0, "the output kept the slice's indices")
+        XCTAssertEqual(slice.first, 5)
+        let short = try XCTUnwrap(result(of: Request<Data>.get("http://stub.test/short"), on: network)?.get())
+        XCTAssertEqual(short, Data(bytes[0..<20]))
+        XCTAssertEqual(short.startIndex, 0)
+    }
+
     func testTheStubsHeadersAreSortedAndFramedOnce() throws {
         let network = stubNetwork { request in
             switch request.url?.path {
