@@ -46,6 +46,6 @@ extension NetworkCore {
         let body = DownloadBody(request: request, destination: destination, options: options,
                                 recordedURL: try? baseRequest.get().url?.absoluteString)
         return submit(Transfer(core: self, request: request, baseRequest: baseRequest, body: body,
-                               delivery: Delivery(target: target, progress: progress, completion: completion)))
+                               delivery: Delivery(target: target, progress: progress), completion: completion))
     }
 }

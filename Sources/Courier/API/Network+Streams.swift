@@ -68,6 +68,6 @@ extension NetworkCore {
         let request = withCoders(request)
         let body = StreamBody(request: request, buffer: buffer)
         return submit(Transfer(core: self, request: request, baseRequest: prepare(request), body: body,
-                               delivery: Delivery(target: .immediate, progress: progress) { buffer.end(with: $0) }))
+                               delivery: Delivery(target: .immediate, progress: progress)) { buffer.end(with: $0) })
     }
 }

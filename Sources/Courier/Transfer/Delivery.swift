@@ -7,22 +7,24 @@ import Dispatch
 /// so that events stay in order and the completion comes after the last of them even on a
 /// concurrent queue. Progress events still queued when a cancel ends the transfer are dropped.
 ///
-/// `Output` need not be `Sendable` (a request's ``NetworkRequest/Output`` may be a class, say an
-/// HPNetwork-era `Decodable` model): the value the body made is moved to the completion's queue
-/// and handed to the one completion, and Courier keeps no reference to it, so it is never used
-/// from two threads at once.
-final class Delivery<Output>: Sendable {
+/// The completion is not kept here but by the ``Transfer``, and handed to ``deliver(_:to:)``: so
+/// this is a plain value the transfer holds inline, with no type parameter. As an object it
+/// was an allocation a request; as a generic value held inline, each of the transfer's uses of
+/// it looked its type up at run time (about 600 instructions each).
+///
+/// The output need not be `Sendable` (a request's ``NetworkRequest/Output`` may be a class, say
+/// an HPNetwork-era `Decodable` model): the value the body made is moved to the completion's
+/// queue and handed to the one completion, and Courier keeps no reference to it, so it is never
+/// used from two threads at once.
+struct Delivery: Sendable {
     private let target: CallbackTarget
     private let handlerQueue: DispatchQueue?
-    private let completion: @Sendable (Result<Output, any Error>) -> Void
     /// Only with a progress handler; it also keeps the cancelled flag (without a handler there
     /// is no event to drop, and no lock to allocate).
     private let reporter: ProgressReporter?
 
-    init(target: CallbackTarget, progress: (@Sendable (TransferProgress) -> Void)?,
-         completion: @escaping @Sendable (Result<Output, any Error>) -> Void) {
+    init(target: CallbackTarget, progress: (@Sendable (TransferProgress) -> Void)?) {
         self.target = target
-        self.completion = completion
         let handlerQueue = progress == nil ? nil : target.makeSerialQueue()
         self.handlerQueue = handlerQueue
         self.reporter = progress.map { ProgressReporter($0, queue: handlerQueue!) }
@@ -52,8 +54,9 @@ final class Delivery<Output>: Sendable {
         reporter?.markCancelled()
     }
 
-    /// Runs the completion, after any progress event already queued.
-    func deliver(_ result: consuming Result<Output, any Error>) {
+    /// Runs `completion`, after any progress event already queued.
+    func deliver<Output>(_ result: consuming Result<Output, any Error>,
+                         to completion: @escaping @Sendable (Result<Output, any Error>) -> Void) {
         // The blocking and async bridges without a progress handler: called right here, as `run`
         // would, but with no closure to allocate around the result (whose context, holding a
         // generic value, also cost two run-time metadata lookups). No handler queue means no
@@ -63,7 +66,6 @@ final class Delivery<Output>: Sendable {
             return
         }
         let reporter = self.reporter
-        let completion = self.completion
         // Moved, not shared: the caller gives the result up, and the one completion receives it.
         // (`nonisolated(unsafe)` rather than a wrapper type: a generic wrapper costs a run-time
         // metadata lookup per request, measured at about 400 instructions.)

@@ -202,7 +202,7 @@ final class NetworkCore: Sendable {
         let request = withCoders(request)
         let body = MemoryBody(request: request, sizeLimit: maximumResponseSize.withLock { $0 })
         return submit(Transfer(core: self, request: request, baseRequest: prepare(request), body: body,
-                               delivery: Delivery(target: target, progress: progress, completion: completion)))
+                               delivery: Delivery(target: target, progress: progress), completion: completion))
     }
 
     /// `request` with this network's JSON coders bound while its own code runs (see ``SharedCoders``).

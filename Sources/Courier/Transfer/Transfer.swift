@@ -46,7 +46,9 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// The request as built and completed with the Network's defaults, before interceptors.
     private let baseRequest: Result<URLRequest, NetworkError>
     private let body: Body
-    private let delivery: Delivery<Body.Output>
+    private let delivery: Delivery
+    /// The one completion, handed to ``Delivery/deliver(_:to:)``.
+    private let completion: @Sendable (Result<Body.Output, any Error>) -> Void
     /// Where the request's own response code runs, if the network says (``NetworkCore/requestCodeQueue``).
     /// Not for the blocking and async bridges: a blocking call made on that very queue would
     /// otherwise wait for itself.
@@ -59,7 +61,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// - Parameter baseRequest: `request` built and completed with the Network's defaults
     ///   (``NetworkCore/prepare(_:)``), or why it could not be.
     init<R: NetworkRequest>(core: NetworkCore, request: R, baseRequest: Result<URLRequest, NetworkError>,
-                            body: Body, delivery: Delivery<Body.Output>) {
+                            body: Body, delivery: Delivery,
+                            completion: @escaping @Sendable (Result<Body.Output, any Error>) -> Void) {
         self.core = core
         self.id = core.nextTransferID()
         self.timeout = request.timeout
@@ -70,6 +73,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         self.baseRequest = baseRequest
         self.body = body
         self.delivery = delivery
+        self.completion = completion
         self.requestCodeQueue = delivery.isImmediate ? nil : core.requestCodeQueue
     }
 
@@ -437,19 +441,21 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         case .success:
             // Only `judge` ends a transfer with success, and it always passes the commit.
             guard let commit else { return assertionFailure("a success ended without its output") }
-            delivery.deliver(commit())
+            delivery.deliver(commit(), to: completion)
         case let .failure(error, response):
             notifyObservers { $0.didFail(error, context: $1) }
             let body = self.body
             let delivery = self.delivery
+            let completion = self.completion
             if let requestCodeQueue {
-                body.abandon { requestCodeQueue.async { delivery.deliver(.failure(body.convert(error, response: response))) } }
+                body.abandon { requestCodeQueue.async { delivery.deliver(.failure(body.convert(error, response: response)), to: completion) } }
             } else {
-                body.abandon { delivery.deliver(.failure(body.convert(error, response: response))) }
+                body.abandon { delivery.deliver(.failure(body.convert(error, response: response)), to: completion) }
             }
         case let .rejected(error):
             let delivery = self.delivery
-            body.abandon { delivery.deliver(.failure(error)) }
+            let completion = self.completion
+            body.abandon { delivery.deliver(.failure(error), to: completion) }
         }
     }
 
