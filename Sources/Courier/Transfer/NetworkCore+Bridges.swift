@@ -58,53 +58,45 @@ extension NetworkCore {
 
 /// A result handed from a Courier thread to a blocked caller.
 final class BlockingResult<Output>: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
+    /// Opened by ``set(_:)`` once the result is stored; what the caller waits on. Its flag, not
+    /// `value != nil`, is what a driving caller asks after every turn of its loop: in this
+    /// generic class every look at `value` fetches `Result<Output, any Error>`'s metadata at run
+    /// time (about 450 instructions, several times a request); a `Bool` needs none.
+    private let latch = Latch()
     /// The calling thread's driver when it runs the transfer itself: woken when the result is set
     /// from another thread, so that it stops driving.
     private let driver: (any CallerDriver)?
+    /// Set once by the finishing thread, inside the latch's `open`, and read once by the waiting
+    /// one after the latch has opened: the value (which may not be `Sendable`) moves from one to
+    /// the other, never shared.
+    private nonisolated(unsafe) var value: Result<Output, any Error>?
 
     init(driver: (any CallerDriver)? = nil) {
         self.driver = driver
     }
 
-    /// Whether ``set(_:)`` has stored the result: what a driving caller asks after every turn of
-    /// its loop. A flag of its own, not `value != nil`: in this generic class every look at
-    /// `value` fetches `Result<Output, any Error>`'s metadata at run time (about 450
-    /// instructions, several times a request); a `Bool` needs none. Its lock also guards `value`,
-    /// which saves the allocation of a lock of its own.
-    private let isSetFlag = Locked(false)
-    /// Set once by the finishing thread, read once by the waiting one after it, each time holding
-    /// `isSetFlag`'s lock: the value (which may not be `Sendable`) moves from one to the other,
-    /// never shared.
-    private nonisolated(unsafe) var value: Result<Output, any Error>?
-
     func set(_ result: Result<Output, any Error>) {
-        isSetFlag.withLock { isSet in
-            value = result
-            isSet = true
-        }
-        semaphore.signal()
+        latch.open { value = result }
         driver?.wake()
     }
 
-    private var isSet: Bool { isSetFlag.withLock { $0 } }
-
     /// Waits for the result; if `timeout` passes first, runs `onTimeout` (which must lead to
     /// ``set(_:)`` being called) and waits for that. With a driver, the waiting thread runs the
-    /// transfer meanwhile, until the result is in or the deadline passes; the semaphore still
+    /// transfer meanwhile, until the result is in or the deadline passes; the latch still
     /// decides which, as it does without one.
     func wait(timeout: TimeInterval?, onTimeout: () -> Void) -> Result<Output, any Error> {
         let deadline: DispatchTime = timeout.map { .now() + max(0, $0) } ?? .distantFuture
-        driver?.drive(until: deadline) { isSet }
-        if semaphore.wait(timeout: deadline) == .timedOut {
+        let latch = self.latch
+        driver?.drive(until: deadline) { latch.isOpen }
+        if !latch.wait(until: deadline) {
             onTimeout()
             // Either onTimeout's failure or a result that won the race is being delivered now
             // (with a driver, possibly by this thread: the task's cancellation is in its hands).
-            driver?.drive(until: .distantFuture) { isSet }
-            semaphore.wait()
+            driver?.drive(until: .distantFuture) { latch.isOpen }
+            _ = latch.wait(until: .distantFuture)
         }
-        // set(_:) stored a value before signalling.
-        return isSetFlag.withLock { _ in value! }
+        // set(_:) stored a value before opening the latch, whose mutex orders the two.
+        return value!
     }
 }
 
