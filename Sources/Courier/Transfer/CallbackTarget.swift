@@ -5,7 +5,7 @@ enum CallbackTarget: Sendable {
     /// On this queue (the public callback APIs).
     case queue(DispatchQueue)
     /// On whichever Courier thread finishes the transfer, with no queue hop. Used only by the
-    /// blocking and async bridges, whose handlers merely signal a semaphore or resume a
+    /// blocking and async bridges, whose handlers merely open a latch or resume a
     /// continuation: that is what lets the blocking call work while the callback queue is blocked.
     case immediate
     /// As `.immediate`, for a blocking call whose own thread runs the transfer's tasks
