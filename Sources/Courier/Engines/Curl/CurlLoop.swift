@@ -20,9 +20,10 @@ import FoundationNetworking
 /// (``CurlFeatures/reusesEasyHandles``), and the connections they open stay in the multi handle's
 /// cache either way, so consecutive requests to a server share a connection.
 final class CurlLoop: @unchecked Sendable {
-    // @unchecked: `running`, `idle` and `deliveries` are touched by the driving thread only (the
-    // loop thread, or the one caller that holds a caller loop); the inbox is behind its lock, and
-    // every curl_multi_wakeup is counted under it, so `close()` never frees `multi` under one.
+    // @unchecked: `running`, `idle`, `deliveries` and `pollWait` are touched by the driving
+    // thread only (the loop thread, or the one caller that holds a caller loop); the inbox is
+    // behind its lock, and every curl_multi_wakeup is counted under it, so `close()` never frees
+    // `multi` under one.
 
     private struct Inbox {
         var starts: [CurlTask] = []
@@ -59,6 +60,8 @@ final class CurlLoop: @unchecked Sendable {
     private static let idleLimit = 64
     /// Completions of transfers that ended together, queued together (see ``DispatchBatch``).
     private let deliveries = DispatchBatch()
+    /// The longest the next `curl_multi_poll` may wait (see ``CurlPollWait``).
+    private var pollWait = CurlPollWait()
 
     /// The thread's name, for debuggers and profiles.
     static let threadName = "courier.curl-loop"
@@ -186,7 +189,7 @@ final class CurlLoop: @unchecked Sendable {
             guard maySleep() else { continue }
             var ready: Int32 = 0
             // libcurl shortens the wait to its own next timeout; a wakeup ends it at once.
-            _ = ccurl_multi_poll(multi, 1000, &ready)
+            _ = ccurl_multi_poll(multi, pollWait.milliseconds, &ready)
         }
         close()
     }
@@ -201,7 +204,9 @@ final class CurlLoop: @unchecked Sendable {
         if work.stopping { return false }
         var active: Int32 = 0
         _ = ccurl_multi_perform(multi, &active)
-        collectFinished()
+        let finished = collectFinished()
+        let changed = !work.starts.isEmpty || !work.cancels.isEmpty || !work.unpauses.isEmpty || finished
+        pollWait.turnEnded(didWork: changed, transfers: running.count)
         return true
     }
 
@@ -235,7 +240,7 @@ final class CurlLoop: @unchecked Sendable {
             let milliseconds = (deadline.uptimeNanoseconds - now) / 1_000_000
             guard maySleep() else { continue }
             var ready: Int32 = 0
-            _ = ccurl_multi_poll(multi, Int32(min(1000, max(1, milliseconds))), &ready)
+            _ = ccurl_multi_poll(multi, Int32(min(UInt64(pollWait.milliseconds), max(1, milliseconds))), &ready)
         }
     }
 
@@ -317,12 +322,15 @@ final class CurlLoop: @unchecked Sendable {
         _ = ccurl_easy_pause(easy, Int32(CCURLPAUSE_CONT))
     }
 
-    private func collectFinished() {
+    /// Hands every transfer libcurl has finished to its task. Returns whether there was any.
+    private func collectFinished() -> Bool {
+        var found = false
         var easy: OpaquePointer?
         var result: Int32 = 0
         var queued: Int32 = 0
         while ccurl_multi_next_done(multi, &easy, &result, &queued) != 0 {
             guard let easy, let task = running.removeValue(forKey: easy) else { continue }
+            found = true
             _ = ccurl_multi_remove_handle(multi, easy)
             // More ended in this turn: this completion waits for theirs, and all go to their
             // queues together, just before the last one's (see DispatchBatch).
@@ -342,6 +350,7 @@ final class CurlLoop: @unchecked Sendable {
         }
         // Nothing stays held if the last message was not one of this loop's transfers.
         deliveries.flush()
+        return found
     }
 
     private func recycle(_ easy: OpaquePointer) {
