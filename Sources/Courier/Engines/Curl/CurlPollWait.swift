@@ -10,7 +10,7 @@
 /// twice as long after each turn that did nothing, up to a second. An idle loop with transfers
 /// in flight (a slow server, a quiet event stream) so wakes a few times and settles at once a
 /// second, as before; a loop with no transfers waits a second (a wakeup ends any wait).
-struct CurlPollWait: Equatable {
+struct CurlPollWait {
     static let shortest: Int32 = 10
     static let longest: Int32 = 1000
 
