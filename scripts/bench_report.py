@@ -155,6 +155,8 @@ same files, the same session configuration. Each figure is the **median (min–m
         ["curl", tools["curl"]],
         ["nginx", tools["nginx"]],
         ["Courier", tools.get("courier", "n/a")],
+        ["curl engine's libcurl", (tools.get("engine") or {}).get("description")
+         or (tools.get("engine") or {}).get("unavailable", "n/a")],
     ])}
 
 ## How it is measured
@@ -435,6 +437,25 @@ regression in our code.
     return text, verdicts
 
 
+def easy_handles_note(results):
+    """A paragraph for section 5 when the engine's libcurl is one on which the curl engine makes
+    a new easy handle for every transfer (bare-multi reuses its handles); empty otherwise."""
+    engine = results.data.get("toolchain", {}).get("engine") or {}
+    if engine.get("reuses_easy_handles") is not False:
+        return ""
+    return f"""
+**Easy handles.** The engine's libcurl here is {engine.get('libcurl', 'n/a')}, one of the versions (7.84.0 to
+8.0.1) on which the curl engine gives every transfer a new easy handle: reused, their handles can
+write a folded header line into the previous transfer's freed headers (curl issue #11101; see
+Engines.md). Bare-multi reuses its handles, unreset, so each of Courier's requests here costs a
+`curl_easy_init` (which zeroes about 5 KiB) and a `curl_easy_cleanup` that bare-multi's do not.
+On libcurl 8.1.0 and later, and before 7.84.0, Courier reuses handles too. To measure that case,
+run this script with `LD_LIBRARY_PATH` set to such a libcurl's folder:
+`scripts/libcurl-matrix --only 8.14` unpacks Debian's 8.14.1 into
+`.build-libcurl/bookworm-backports/root/usr/lib/x86_64-linux-gnu`.
+"""
+
+
 def curl_section(results):
     """Section 5: the curl engine as a fraction of its own engine, libcurl driven bare, in the
     same rounds (issue 23), with raw URLSession and the curl command-line tool beside it."""
@@ -522,7 +543,7 @@ it. The curl CLI row is one `curl -K` process fetching {settings.get('cli_reques
 one after the other over one kept-alive connection (its CPU from `wait4`, start-up included).
 *Open sockets* is what the process held after its timed run (its connections, plus the curl loop's
 wake-up pair); for the curl CLI, the connections it made.
-
+{easy_handles_note(results)}
 {table(["client", "requests/s", "× bare-multi", "× bare-easy", "× URLSession", "CPU µs/request", "CPU × bare-multi",
         "open sockets"], rows)}
 

@@ -396,7 +396,16 @@ def describe_machine():
     }
 
 
-def describe_toolchain():
+def describe_engine(bench):
+    """The libcurl the curl engine loads (`Benchmarks engine`): its version, whether it reuses easy
+    handles, and its one-line description; {} when the line cannot be read."""
+    try:
+        return json.loads(command_output([bench, "engine"]).splitlines()[-1])
+    except (ValueError, IndexError):
+        return {}
+
+
+def describe_toolchain(bench):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     revision = command_output(["git", "-C", root, "rev-parse", "--short", "HEAD"])
     # Only the library's own files say whether the measured code is the commit's.
@@ -407,6 +416,7 @@ def describe_toolchain():
         "curl": command_output(["curl", "--version"]).splitlines()[0],
         "nginx": command_output(["nginx", "-v"]).splitlines()[0],
         "python": platform.python_version(),
+        "engine": describe_engine(bench),
     }
 
 
@@ -449,7 +459,7 @@ def main():
         "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": {**describe_machine(), "load_before": load_before,
                     "load_after": "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())},
-        "toolchain": describe_toolchain(),
+        "toolchain": describe_toolchain(args.bin),
         "settings": {"small_bytes": args.small_bytes, "large_bytes": args.large_bytes,
                      "small_requests": 50 if smoke else 5000, "cancel_at": (2 << 20) if smoke else (100 << 20),
                      "overhead_requests": 2000 if smoke else 50_000, "shim": bool(args.shim),

@@ -97,5 +97,6 @@ struct Arguments {
           cancel   --client urlsession|courier|courier-download --url URL [--at-bytes 104857600]
                    [--to PATH (courier-download)] [--warmup-url URL] [--engine urlsession|curl]
           overhead --client callback|blocking|async|round-trip [--count 100000] [--concurrency 1] [--body-bytes 1024]
+          engine   (no options: the curl engine's libcurl and whether it reuses easy handles)
         """
 }

@@ -8,6 +8,7 @@ case "small": SmallRequestsCase.run(arguments)
 case "download": DownloadCase.run(arguments)
 case "cancel": CancelCase.run(arguments)
 case "overhead": OverheadCase.run(arguments)
+case "engine": EngineCase.run(arguments)
 case "help", "--help", "-h": print(Arguments.usage)
 default: Arguments.fail("unknown case '\(arguments.subcommand)'")
 }
