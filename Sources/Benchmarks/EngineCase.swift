@@ -4,8 +4,8 @@ import Courier
 ///
 /// Read by `scripts/bench` for the report's toolchain table. The engine's libcurl is the one
 /// `dlopen("libcurl.so.4")` finds, which need not be the `curl` command's, and whether it reuses
-/// easy handles (``CurlFeatures/reusesEasyHandles``) changes what a transfer costs in CPU and in
-/// memory: the scaling section explains its figures with it.
+/// easy handles (``CurlFeatures/reusesEasyHandles``) changes what each transfer costs against
+/// bare-multi, which always reuses its own: the report's section 5 says so when it does not.
 enum EngineCase {
     static func run(_ arguments: Arguments) {
         var report = Report(case: "engine", client: "curl")
