@@ -70,10 +70,22 @@ final class TransferRegistry: Sendable {
     ///
     /// This runs inside `cancel()`: arming the timer (the Network's timer queue, which costs less
     /// than a global queue's `asyncAfter`) was still half of the time a cancel took to return.
+    ///
+    /// A task that has already reported its end has nothing left to drain, and its slot goes
+    /// back at once. That happens when the cancel races the end: the transport has taken the
+    /// task's entry out (``complete(_:outcome:metrics:)``) and is telling the transfer, which
+    /// has not heard yet and ends by the cancel. A draining entry put back then would wait for
+    /// a report already made, and the slot would be lost: for good on the curl engine, which
+    /// has no fallback timer.
     func drain(_ task: any TransportTask, fallback: TimeInterval?, on timers: TimerQueue, release: @escaping @Sendable () -> Void) {
         let slot = SlotRelease(release)
         let key = ObjectIdentifier(task)
-        state.withLock { $0.byTask[key] = .draining(slot) }
+        let stillRunning = state.withLock { state -> Bool in
+            guard case .active? = state.byTask[key] else { return false }
+            state.byTask[key] = .draining(slot)
+            return true
+        }
+        guard stillRunning else { return slot.release() }
         guard let fallback else { return }
         _ = timers.schedule(after: fallback) { [weak self] in
             self?.detach(task: key, ifDraining: slot)
@@ -84,13 +96,17 @@ final class TransferRegistry: Sendable {
     /// The transport reports `task` over, with how it ended (its failure classified already) and
     /// the metrics it measured, if any: its transfer hears of it, or, if the transfer has ended
     /// already, a slot kept for the task is free now.
+    ///
+    /// The entry is looked up and taken out under one lock: as a lookup and a later removal, a
+    /// cancel could drain the task in between, and the removal would drop the draining entry
+    /// with the slot it was keeping.
     func complete(_ task: any TransportTask, outcome: TransportOutcome, metrics: TransferMetrics? = nil) {
-        guard let transfer = transfer(for: task) else {
-            taskDidComplete(task)
-            return
+        let entry = state.withLock { $0.byTask.removeValue(forKey: ObjectIdentifier(task)) }
+        switch entry {
+        case let .active(transfer)?: transfer.didComplete(outcome, metrics: metrics)
+        case let .draining(slot)?: slot.release()
+        case nil: break
         }
-        detach(task)
-        transfer.didComplete(outcome, metrics: metrics)
     }
 
     /// The transport reports `task` complete: if it was draining, its slot is free now.

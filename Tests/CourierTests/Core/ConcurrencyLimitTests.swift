@@ -57,6 +57,47 @@ final class ConcurrencyLimitTests: XCTestCase {
         XCTAssertEqual(server.requestCount, 8)
     }
 
+    /// A cancel that lands while the task is reporting its own end must give the slot back
+    /// once, whichever of the two the registry sees first. With a limit of 1, a slot kept for a
+    /// task that had already ended would hold every later request in the queue for ever: each
+    /// round waits for its completion, and the last request must still run.
+    func testACancelRacingTheEndOfItsTaskGivesTheSlotBack() throws {
+        let server = try makeServer()
+        server.route("/n") { _, writer in writer.respond(status: 200, text: "n") }
+        let network = makeNetwork(limit: 1)
+        // FoundationNetworking itself can trap on a cancel that lands as its task ends (see
+        // CancellationTests.testExactlyOnceUnderRandomCancels), so only the curl engine races
+        // every request; TransferRegistryTests covers both orders without an engine.
+        try XCTSkipIf(network.engine == .urlSession, "a cancel racing a URLSession task's end can trap inside FoundationNetworking")
+        let rounds = Int(ProcessInfo.processInfo.environment["COURIER_RACE_ROUNDS"] ?? "") ?? 400
+        var cancelled = 0
+        for round in 0..<rounds {
+            let done = expectation(description: "round \(round)")
+            let outcome = Box<Result<Data, any Error>>()
+            let task = network.schedule(Request<Data>.get(server.url("/n"))) { result in
+                outcome.value = result
+                done.fulfill()
+            }
+            // Cancelled after 0 to 400 µs, spun rather than slept (a sleep's wake-up is coarser
+            // than the race): a loopback request takes about that long, so some cancels land
+            // before its end, some after, and some while the task reports it. Every 20th waits
+            // 20 ms, long enough for the request to end first even under Thread Sanitizer.
+            let delay = round % 20 == 19 ? 20_000_000 : UInt64((round * 37) % 400) * 1_000
+            DispatchQueue.global().async {
+                let start = DispatchTime.now().uptimeNanoseconds
+                while DispatchTime.now().uptimeNanoseconds - start < delay {}
+                task.cancel()
+            }
+            wait(for: [done], timeout: 10)
+            if case .failure(NetworkError.cancelled)? = outcome.value { cancelled += 1 }
+        }
+        // After a lost slot every later request waits in the queue (a cancelled one still
+        // completes, so the rounds go on): this one, never cancelled, would never run.
+        XCTAssertNotNil(try result(of: Request<Data>.get(server.url("/n")), on: network)?.get(), "a slot was lost")
+        XCTAssertGreaterThan(cancelled, 0)
+        XCTAssertLessThan(cancelled, rounds)
+    }
+
     func testLimitIsAtLeastOne() {
         let network = makeNetwork(limit: 0)
         XCTAssertEqual(network.maximumConcurrentRequests, 1)
