@@ -292,5 +292,20 @@ final class CancellationTests: XCTestCase {
         XCTAssertGreaterThan(outcomes["failure", default: 0], 0, "\(outcomes)")
         XCTAssertGreaterThan(outcomes["timedOut", default: 0], 0, "\(outcomes)")
         XCTAssertLessThanOrEqual(server.maxConcurrentRequests, 6)
+        // Every slot came back: six requests held by the server all arrive together (a lost slot
+        // would leave fewer running, the rest queued). Only on the curl engine, which confirms
+        // each cancel at once; URLSession may keep a cancelled task's slot until it confirms.
+        if network.engine == .curl {
+            let arrived = Box<Int>(0)
+            let gate = holdRequests(at: "/full", on: server) { arrived.mutate { $0! += 1 } }
+            let six = expectation(description: "six held requests")
+            six.expectedFulfillmentCount = 6
+            for _ in 0..<6 {
+                network.schedule(Request<Data>.get(server.url("/full"))) { _ in six.fulfill() }
+            }
+            XCTAssertTrue(waitUntil { arrived.value == 6 }, "only \(arrived.value ?? 0) of 6 ran at once: a slot was lost")
+            gate.open()
+            wait(for: [six], timeout: 20)
+        }
     }
 }
