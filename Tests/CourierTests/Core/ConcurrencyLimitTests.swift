@@ -98,6 +98,63 @@ final class ConcurrencyLimitTests: XCTestCase {
         XCTAssertLessThan(cancelled, rounds)
     }
 
+    /// The same race with the request's own deadline doing the cancelling: deadlines of 1 to
+    /// 400 µs end some requests before their end, some after, some while it is reported.
+    func testADeadlineRacingTheEndOfItsTaskGivesTheSlotBack() throws {
+        let server = try makeServer()
+        server.route("/n") { _, writer in writer.respond(status: 200, text: "n") }
+        let network = makeNetwork(limit: 1)
+        try XCTSkipIf(network.engine == .urlSession, "a cancel racing a URLSession task's end can trap inside FoundationNetworking")
+        var timedOut = 0
+        let rounds = 400
+        for round in 0..<rounds {
+            let done = expectation(description: "round \(round)")
+            let outcome = Box<Result<Data, any Error>>()
+            network.schedule(Request<Data>(url: server.url("/n"), timeout: Self.racingDeadline(round))) { result in
+                outcome.value = result
+                done.fulfill()
+            }
+            // A request queued behind a lost slot has no deadline running yet (it counts from
+            // the start): stop at the first that never completes rather than wait for each.
+            wait(for: [done], timeout: 10)
+            guard let result = outcome.value else { return XCTFail("round \(round) waited for a slot that never came back") }
+            if case .failure(NetworkError.timedOut) = result { timedOut += 1 }
+        }
+        XCTAssertNotNil(try result(of: Request<Data>.get(server.url("/n")), on: network)?.get(), "a slot was lost")
+        XCTAssertGreaterThan(timedOut, 0)
+        XCTAssertLessThan(timedOut, rounds)
+    }
+
+    /// The deadline race again, in blocking calls, which on the curl engine run their transfers
+    /// on the calling thread. A blocking call waits for a slot with no deadline running (the
+    /// deadline counts from the start), so each call is bounded by its own wait limit: after a
+    /// lost slot the next one would give up after that wait instead of hanging the suite.
+    func testABlockingCallWhoseDeadlineRacesTheEndGivesTheSlotBack() throws {
+        let server = try makeServer()
+        server.route("/n") { _, writer in writer.respond(status: 200, text: "n") }
+        let network = makeNetwork(limit: 1)
+        try XCTSkipIf(network.engine == .urlSession, "a cancel racing a URLSession task's end can trap inside FoundationNetworking")
+        var timedOut = 0
+        let rounds = 400
+        for round in 0..<rounds {
+            let started = DispatchTime.now().uptimeNanoseconds
+            let result = network.scheduleSynchronously(Request<Data>(url: server.url("/n"), timeout: Self.racingDeadline(round)), timeout: 5)
+            if DispatchTime.now().uptimeNanoseconds - started > 4_000_000_000 {
+                return XCTFail("round \(round) waited for a slot that never came back")
+            }
+            if case .failure(NetworkError.timedOut) = result { timedOut += 1 }
+        }
+        XCTAssertNoThrow(try network.scheduleSynchronously(Request<Data>.get(server.url("/n")), timeout: 5).get())
+        XCTAssertGreaterThan(timedOut, 0)
+        XCTAssertLessThan(timedOut, rounds)
+    }
+
+    /// 1 to 400 µs, about a loopback request's length; every 20th round 10 s, so that some
+    /// requests surely end by themselves, even under Thread Sanitizer.
+    private static func racingDeadline(_ round: Int) -> TimeInterval {
+        round % 20 == 19 ? 10 : Double((round * 37) % 400 + 1) / 1_000_000
+    }
+
     func testLimitIsAtLeastOne() {
         let network = makeNetwork(limit: 0)
         XCTAssertEqual(network.maximumConcurrentRequests, 1)
