@@ -59,25 +59,10 @@ final class ConcurrencyLimitTests: XCTestCase {
 
     /// A cancel that lands while the task is reporting its own end must give the slot back
     /// once, whichever of the two the registry sees first. With a limit of 1, a slot kept for a
-    /// task that had already ended would hold every later request in the queue for ever: each
-    /// round waits for its completion, and the last request must still run.
+    /// task that had already ended would hold every later request in the queue for ever.
     func testACancelRacingTheEndOfItsTaskGivesTheSlotBack() throws {
-        let server = try makeServer()
-        server.route("/n") { _, writer in writer.respond(status: 200, text: "n") }
-        let network = makeNetwork(limit: 1)
-        // FoundationNetworking itself can trap on a cancel that lands as its task ends (see
-        // CancellationTests.testExactlyOnceUnderRandomCancels), so only the curl engine races
-        // every request; TransferRegistryTests covers both orders without an engine.
-        try XCTSkipIf(network.engine == .urlSession, "a cancel racing a URLSession task's end can trap inside FoundationNetworking")
-        let rounds = Int(ProcessInfo.processInfo.environment["COURIER_RACE_ROUNDS"] ?? "") ?? 400
-        var cancelled = 0
-        for round in 0..<rounds {
-            let done = expectation(description: "round \(round)")
-            let outcome = Box<Result<Data, any Error>>()
-            let task = network.schedule(Request<Data>.get(server.url("/n"))) { result in
-                outcome.value = result
-                done.fulfill()
-            }
+        try raceTheEnd(endedByTheRace: { if case .failure(NetworkError.cancelled) = $0 { true } else { false } }) { network, url, round, completion in
+            let task = network.schedule(Request<Data>.get(url), completion: completion)
             // Cancelled after 0 to 400 µs, spun rather than slept (a sleep's wake-up is coarser
             // than the race): a loopback request takes about that long, so some cancels land
             // before its end, some after, and some while the task reports it. Every 20th waits
@@ -88,41 +73,48 @@ final class ConcurrencyLimitTests: XCTestCase {
                 while DispatchTime.now().uptimeNanoseconds - start < delay {}
                 task.cancel()
             }
-            wait(for: [done], timeout: 10)
-            if case .failure(NetworkError.cancelled)? = outcome.value { cancelled += 1 }
         }
-        // After a lost slot every later request waits in the queue (a cancelled one still
-        // completes, so the rounds go on): this one, never cancelled, would never run.
-        XCTAssertNotNil(try result(of: Request<Data>.get(server.url("/n")), on: network)?.get(), "a slot was lost")
-        XCTAssertGreaterThan(cancelled, 0)
-        XCTAssertLessThan(cancelled, rounds)
     }
 
     /// The same race with the request's own deadline doing the cancelling: deadlines of 1 to
     /// 400 µs end some requests before their end, some after, some while it is reported.
     func testADeadlineRacingTheEndOfItsTaskGivesTheSlotBack() throws {
+        try raceTheEnd(endedByTheRace: { if case .failure(NetworkError.timedOut) = $0 { true } else { false } }) { network, url, round, completion in
+            network.schedule(Request<Data>(url: url, timeout: Self.racingDeadline(round)), completion: completion)
+        }
+    }
+
+    /// Runs 400 requests one after the other on a `Network` with a limit of 1, each scheduled by
+    /// `schedule` (given the network, the URL, the round and the completion to pass on), and
+    /// counts those the race ended. A request queued behind a lost slot never completes (a
+    /// deadline counts from the start), so the first round left waiting stops the test rather
+    /// than each one timing out; then one plain request must still run, and both kinds of
+    /// ending must have happened.
+    private func raceTheEnd(endedByTheRace: (Result<Data, any Error>) -> Bool,
+                            schedule: (Network, URL, Int, @escaping @Sendable (Result<Data, any Error>) -> Void) -> Void) throws {
         let server = try makeServer()
         server.route("/n") { _, writer in writer.respond(status: 200, text: "n") }
         let network = makeNetwork(limit: 1)
+        // FoundationNetworking itself can trap on a cancel that lands as its task ends (see
+        // CancellationTests.testExactlyOnceUnderRandomCancels), so only the curl engine races
+        // every request; TransferRegistryTests covers both orders without an engine.
         try XCTSkipIf(network.engine == .urlSession, "a cancel racing a URLSession task's end can trap inside FoundationNetworking")
-        var timedOut = 0
-        let rounds = 400
+        let rounds = Int(ProcessInfo.processInfo.environment["COURIER_RACE_ROUNDS"] ?? "") ?? 400
+        var raced = 0
         for round in 0..<rounds {
             let done = expectation(description: "round \(round)")
             let outcome = Box<Result<Data, any Error>>()
-            network.schedule(Request<Data>(url: server.url("/n"), timeout: Self.racingDeadline(round))) { result in
+            schedule(network, server.url("/n"), round) { result in
                 outcome.value = result
                 done.fulfill()
             }
-            // A request queued behind a lost slot has no deadline running yet (it counts from
-            // the start): stop at the first that never completes rather than wait for each.
             wait(for: [done], timeout: 10)
             guard let result = outcome.value else { return XCTFail("round \(round) waited for a slot that never came back") }
-            if case .failure(NetworkError.timedOut) = result { timedOut += 1 }
+            if endedByTheRace(result) { raced += 1 }
         }
         XCTAssertNotNil(try result(of: Request<Data>.get(server.url("/n")), on: network)?.get(), "a slot was lost")
-        XCTAssertGreaterThan(timedOut, 0)
-        XCTAssertLessThan(timedOut, rounds)
+        XCTAssertGreaterThan(raced, 0)
+        XCTAssertLessThan(raced, rounds)
     }
 
     /// The deadline race again, in blocking calls, which on the curl engine run their transfers
