@@ -61,6 +61,14 @@ final class TransferRecord: NetworkObserver, Sendable {
     }
 
     func didReceive(_ response: HTTPResponse, context: RequestContext) {
+        record(response)
+    }
+
+    /// Records the response as the attempt's, from the stream's own `onResponse`: the observer
+    /// event for the same head comes from the transfer's queue and can arrive after a blocking
+    /// stream has already returned (a `-f` that refuses the head), which left `-w %{http_code}`
+    /// at `000` (seen once under Thread Sanitizer).
+    func record(_ response: HTTPResponse) {
         facts.withLock { $0.response = response }
     }
 
