@@ -21,7 +21,9 @@ public protocol NetworkObserver: Sendable {
     /// redirects of an attempt. A redirect that is not followed (past
     /// ``Network/maximumRedirects``) is not reported here but as the attempt's response.
     func didRedirect(_ response: HTTPResponse, to request: URLRequest, context: RequestContext)
-    /// An attempt got a response (the body is included for in-memory requests, empty for downloads).
+    /// An attempt got a response (the body is included for in-memory requests, empty for downloads
+    /// and streams). Called before the caller's own code sees that response: before a stream's
+    /// `onResponse`, before `bytes(for:)` or a blocking call returns, before any completion.
     func didReceive(_ response: HTTPResponse, context: RequestContext)
     /// The request failed for good (after any retries), cancellations and deadlines included.
     func didFail(_ error: NetworkError, context: RequestContext)

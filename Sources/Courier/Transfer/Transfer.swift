@@ -302,6 +302,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         if let observed = step.observed {
             notifyObservers { $0.didReceive(observed, context: $1) }
         }
+        step.afterObservers?()
         if let error = step.abort { end(with: error) }
     }
 

@@ -95,8 +95,10 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
             state.rejectedChallenge = false
             if accepted { state.headDelivered = true }
         }
-        if accepted { buffer.deliver(head: head) }
-        return BodyStep(progress: accepted ? progress(received: 0, of: head) : nil, forceProgress: true, observed: head)
+        guard accepted else { return BodyStep(forceProgress: true, observed: head) }
+        let buffer = self.buffer
+        return BodyStep(progress: progress(received: 0, of: head), forceProgress: true, observed: head,
+                        afterObservers: { buffer.deliver(head: head) })
     }
 
     func didReceive(data: Data) -> BodyStep {

@@ -75,6 +75,10 @@ struct BodyStep {
     var forceProgress = false
     /// A response head the observers are told about.
     var observed: HTTPResponse?
+    /// Runs once the observers have heard of ``observed``: a stream hands its head to its
+    /// consumer only then, so that no observer learns of a response after the caller's own
+    /// code has acted on it (or after a blocking stream has returned).
+    var afterObservers: (@Sendable () -> Void)?
     /// The transfer cannot go on (too large, disk full): it ends with this error.
     var abort: NetworkError?
     /// The chunk was not taken (flow control): the transport task keeps it and offers it again
