@@ -77,6 +77,30 @@ final class StreamObserverOrderTests: XCTestCase {
         }
     }
 
+    /// An observer that cancels on the head ends the stream before its consumer sees the head:
+    /// the completion gets the cancel, once, and `onResponse` never runs.
+    func testAnObserverThatCancelsOnTheHeadEndsTheStreamBeforeOnResponse() throws {
+        struct Canceller: NetworkObserver {
+            let network: Network
+            func didReceive(_ response: HTTPResponse, context: RequestContext) { network.cancelAll() }
+        }
+        let server = try serve()
+        let network = makeNetwork()
+        network.observers = [Canceller(network: network)]
+        let responses = Box<Int>(0)
+        let completions = Box<[String]>([])
+        let done = expectation(description: "completion")
+        network.stream(Request<Data>.get(server.url("/body")), onResponse: { _ in responses.mutate { $0! += 1 } },
+                       onData: { _ in }, completion: { result in
+                           completions.mutate { $0!.append("\(result)") }
+                           done.fulfill()
+                       })
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(responses.value, 0)
+        XCTAssertEqual(completions.value?.count, 1)
+        XCTAssertTrue(completions.value?.first?.contains("cancelled") == true, "\(completions.value ?? [])")
+    }
+
     func testAnAsyncStreamIsReturnedAfterTheObserversHeard() async throws {
         let server = try serve()
         for round in 0..<rounds {
