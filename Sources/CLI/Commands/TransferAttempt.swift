@@ -46,7 +46,6 @@ struct TransferAttempt {
         let limit = plan.maxFilesize
         let display = self.display, row = self.row
         let result = network.streamSynchronously(request(), onResponse: { response in
-            record.record(response)
             let heads = record.takeUnwrittenRedirectHeads().map(HeadText.bytes(of:)).reduce(Data(), +) + HeadText.bytes(of: response)
             try headerDump?.write(heads)
             if resumeOffset > 0 {

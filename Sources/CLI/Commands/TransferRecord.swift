@@ -60,15 +60,9 @@ final class TransferRecord: NetworkObserver, Sendable {
         }
     }
 
+    /// Comes before the stream's `onResponse` (NetworkObserver promises it), so `-w` sees the
+    /// head even when `onResponse` refuses it (`-f`) and the blocking stream returns at once.
     func didReceive(_ response: HTTPResponse, context: RequestContext) {
-        record(response)
-    }
-
-    /// Records the response as the attempt's, from the stream's own `onResponse`: the observer
-    /// event for the same head comes from the transfer's queue and can arrive after a blocking
-    /// stream has already returned (a `-f` that refuses the head), which left `-w %{http_code}`
-    /// at `000` (seen once under Thread Sanitizer).
-    func record(_ response: HTTPResponse) {
         facts.withLock { $0.response = response }
     }
 
