@@ -105,10 +105,10 @@ callback routing table (later chunks are discarded unread), and leaves `URLSessi
 to a background queue: {_fmt(memory_return, 3)} ms (body in memory). That `cancel()` is about 15,000
 instructions and makes no system call (callgrind and `strace -k`, measured once by hand), but
 each run cancels once, so the code runs cold: callgrind's cache simulation counts about 700
-instruction-cache misses, about 100 of them served from memory. That, not the instruction count, is
-why the cancelling thread's own CPU time is 0.05–0.07 ms. The rest is scheduling: the thread
-that calls `cancel()` can be preempted (the worst runs' verdicts count its preemptions). For a request held in memory the completion follows at once,
-one queue hop later. For a download it comes after the partial file has been flushed and closed
+instruction-cache misses, about 100 of them served from memory. That, not the instruction
+count, is why the cancelling thread's own CPU time is 0.05–0.07 ms. The rest is scheduling: the
+thread that calls `cancel()` can be preempted (the worst runs' verdicts count its preemptions).
+For a request held in memory the completion follows at once, one queue hop later. For a download it comes after the partial file has been flushed and closed
 on the delegate queue, so that a download started from the completion finds a consistent file.
 """
     if download_completion is not None and download_completion >= 20:
