@@ -594,6 +594,43 @@ def scale_points(results):
     return points
 
 
+def libcurl_memory_rows(results, points):
+    """Section 7's rows by libcurl: RSS per request in flight at the --libcurl point, for this
+    machine's libcurl (from the curve) and each other one measured (--libcurl)."""
+    settings = results.data["settings"]
+    n = settings.get("libcurl_point")
+    libcurls = settings.get("libcurls") or []
+    if not n or not libcurls:
+        return n, []
+
+    def per_request(at_one, at_n):
+        return None if at_one is None or at_n is None else (at_n - at_one) / n / 1024
+
+    def row(engine, courier, bare, courier_rate, bare_rate):
+        difference = None if courier is None or bare is None else courier - bare
+        reused = engine.get("reuses_easy_handles")
+        return [engine.get("libcurl", "unknown"), "n/a" if reused is None else ("yes" if reused else "no"),
+                f"{number(courier, 1)} KiB", f"{number(bare, 1)} KiB",
+                "n/a" if difference is None else f"{difference:+.1f} KiB".replace("-", "−"), times(ratio(courier_rate, bare_rate)),
+                "n/a" if courier is None else ("yes" if courier <= SCALE_KIB_PER_REQUEST else "no")]
+    rows = []
+    own = {point["in_flight"]: point for point in points}
+    if 1 in own and n in own:
+        engine = results.data.get("toolchain", {}).get("engine") or {}
+        rows.append(row({**engine, "libcurl": f"{engine.get('libcurl', 'unknown')} (this machine's)"},
+                        per_request(own[1]["courier"]["maxrss_bytes"], own[n]["courier"]["maxrss_bytes"]),
+                        per_request(own[1]["bare"]["maxrss_bytes"], own[n]["bare"]["maxrss_bytes"]),
+                        own[n]["courier"]["requests_per_second"], own[n]["bare"]["requests_per_second"]))
+    for libcurl in libcurls:
+        key = libcurl["group"]
+        median = lambda client, field: results.median(f"{key}/{client}", field)
+        rows.append(row(libcurl.get("engine") or {},
+                        per_request(median("courier-1", "maxrss_bytes"), median(f"courier-{n}", "maxrss_bytes")),
+                        per_request(median("bare-1", "maxrss_bytes"), median(f"bare-{n}", "maxrss_bytes")),
+                        median(f"courier-{n}", "requests_per_second"), median(f"bare-{n}", "requests_per_second")))
+    return n, rows
+
+
 def scale_section(results):
     """Section 7: one Network at N in flight against bare-multi at N, from 1 to 10,000."""
     settings = results.data["settings"]
@@ -636,6 +673,23 @@ def scale_section(results):
                         f"limit on open files (`ulimit -Hn`) is {number(limit)}, and N in flight need N connections "
                         "(a descriptor each in the client and in nginx) plus a margin.\n")
     requests = ", ".join(f"{int(n):,}: {count:,}" for n, count in settings.get("scale_requests", {}).items())
+    libcurl_n, libcurl_rows = libcurl_memory_rows(results, points)
+    by_libcurl = ""
+    if libcurl_rows:
+        by_libcurl = f"""
+**RSS per request in flight, by libcurl** (`scripts/bench --libcurl DIR`): the same two clients
+at 1 and {libcurl_n:,} in flight, the curl engine's `dlopen` pointed at another libcurl by
+`LD_LIBRARY_PATH`, measured like the curve (median peak RSS at {libcurl_n:,} − at 1, ÷ {libcurl_n:,}).
+What a transfer in flight costs inside libcurl (its receive buffer, its easy handle, its
+connection) differs by version, so the bare loop's figure is that libcurl's own share and
+*Courier − bare* is Courier's. Shown, not judged: the targets above are judged on this
+machine's libcurl. *Easy handles reused*: whether the curl engine carries one transfer after
+another on a handle there (`CurlFeatures.reusesEasyHandles`; not from 7.84.0 to 8.0.1).
+
+{table(["libcurl", "easy handles reused", "Courier KiB/in flight", "bare KiB/in flight", "Courier − bare",
+        f"Courier ÷ bare req/s at {libcurl_n:,}", f"Courier ≤ {SCALE_KIB_PER_REQUEST:g} KiB"], libcurl_rows)}
+
+"""
     text = f"""## 7. Scaling: requests in flight
 
 <!-- scale:begin -->
@@ -661,9 +715,11 @@ per request in flight (judged from {SCALE_MEMORY_FROM:,} in flight up, where the
 process's own; below that the figure is shown, not judged); {SCALE_MOST:,} in flight complete without error.
 
 {verdict_table(verdicts)}
-<!-- scale:end -->
+{by_libcurl}<!-- scale:end -->
 """
     keys = [f"scale-{point['in_flight']}/{client}" for point in points for client in ("courier", "bare")]
+    keys += [f"{libcurl['group']}/{client}-{n}" for libcurl in settings.get("libcurls") or []
+             for client in ("courier", "bare") for n in (1, libcurl_n)]
     return text + "\n".join(failure_notes(results, keys)), verdicts
 
 
@@ -753,8 +809,13 @@ def splice(existing, data, groups):
         section += measured_alone(data, "multiplex")
         existing = replace_section(existing, "## 6. HTTP/2 and the cost of metrics", section, after="## 5. The curl engine")
     if "scale" in groups:
+        import bench_notes
         text, _ = scale_section(results)
-        section = text.rstrip() + "\n" + measured_alone(data, "scale")
+        section = text.rstrip() + "\n"
+        note = bench_notes.notes(results).get("scale")
+        if note:
+            section += "\n" + note.rstrip() + "\n"
+        section += measured_alone(data, "scale")
         existing = replace_section(existing, "## 7. Scaling: requests in flight", section)
     return existing
 

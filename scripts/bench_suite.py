@@ -46,13 +46,16 @@ def parse_arguments():
                         "(only multiplex and scale can be spliced)")
     parser.add_argument("--fd-limit", type=int, default=0,
                         help="the hard RLIMIT_NOFILE (ulimit -Hn); scale points that need more descriptors are skipped")
+    parser.add_argument("--libcurl", action="append", default=[], metavar="DIR",
+                        help="a folder holding another libcurl.so.4 (repeatable): the scale group also measures RSS per "
+                        "request in flight at 1 and 1,024 on it (LD_LIBRARY_PATH=DIR), Courier and bare-multi")
     return parser.parse_args()
 
 
 class Case:
     """One client of one benchmark group, and every run of it."""
 
-    def __init__(self, group, client, label, command=None, curl=None, alloc_command=None, curl_parallel=None):
+    def __init__(self, group, client, label, command=None, curl=None, alloc_command=None, curl_parallel=None, env=None):
         self.group = group
         self.client = client
         self.label = label
@@ -62,6 +65,7 @@ class Case:
         # with `parallel` in flight, or one after the other when `parallel` is None.
         self.curl_parallel = curl_parallel
         self.alloc_command = alloc_command  # overhead: the same case again under the malloc shim
+        self.env = env  # the process's environment when not this one's (another libcurl)
         self.runs = []
         self.failures = []
 
@@ -197,6 +201,24 @@ def plan(args):
             Case(f"scale-{in_flight}", "bare", f"bare libcurl multi, {in_flight:,} in flight",
                  [bench, "small", "--client", "bare-multi", *common, "--connections-per-host", "0"]),
         ])
+    # The same memory measure on other libcurls: each libcurl's own memory per transfer differs
+    # (its receive buffer, whether Courier can reuse its easy handles), so one libcurl cannot say
+    # what share of a request in flight is Courier's.
+    if libcurl_point(args):
+        for index, folder in enumerate(args.libcurl):
+            env = libcurl_env(folder)
+            group = []
+            for in_flight in (1, libcurl_point(args)):
+                common = ["--url", small_url, "--count", str(scale_requests(args.mode, in_flight)),
+                          "--concurrency", str(in_flight), "--expect-bytes", str(args.small_bytes)]
+                group += [
+                    Case(f"scale-libcurl{index}", f"courier-{in_flight}", f"Courier callback, curl engine, {folder}",
+                         [bench, "small", "--client", "callback", "--engine", "curl", *common,
+                          "--connections-per-host", str(in_flight)], env=env),
+                    Case(f"scale-libcurl{index}", f"bare-{in_flight}", f"bare libcurl multi, {folder}",
+                         [bench, "small", "--client", "bare-multi", *common, "--connections-per-host", "0"], env=env),
+                ]
+            groups.append(group)
     if args.groups:
         wanted = set(args.groups.split(","))
         groups = [group for group in groups if group[0].group.split("-")[0] in wanted]
@@ -209,6 +231,21 @@ CLI_REQUESTS = {"full": 2000, "smoke": 50}
 # connections (the process's own files, the curl loop's wake-up sockets, nginx's listeners).
 SCALE_POINTS = {"full": (1, 8, 32, 128, 1024, 10_000), "smoke": (1, 8, 32)}
 SCALE_DESCRIPTOR_MARGIN = 256
+
+
+# The point of the curve at which other libcurls (--libcurl) are measured too.
+LIBCURL_POINT = {"full": 1024, "smoke": 32}
+
+
+def libcurl_point(args):
+    """Requests in flight of the --libcurl rows; None when this machine's descriptors cannot hold them."""
+    point = LIBCURL_POINT[args.mode]
+    return point if not args.fd_limit or point + SCALE_DESCRIPTOR_MARGIN <= args.fd_limit else None
+
+
+def libcurl_env(folder):
+    """This environment, with the curl engine's dlopen("libcurl.so.4") pointed at `folder`."""
+    return {**os.environ, "LD_LIBRARY_PATH": folder}
 
 
 def scale_requests(mode, in_flight):
@@ -339,7 +376,7 @@ def run_case(case, args, timeout):
         result["cpu_seconds"] = cpu
         result["cpu_us_per_request"] = cpu / result["requests"] * 1e6
         return result
-    result = run_benchmark(case.command, timeout)
+    result = run_benchmark(case.command, timeout, env=case.env)
     if case.alloc_command:
         counted = run_benchmark(case.alloc_command, timeout, env={**os.environ, "LD_PRELOAD": args.shim})
         result["allocations_per_request"] = counted.get("allocations_per_request")
@@ -355,9 +392,9 @@ def summary(case, result):
     return ""
 
 
-def command_output(command):
+def command_output(command, env=None):
     try:
-        completed = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        completed = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
         return (completed.stdout + completed.stderr).strip()
     except (OSError, subprocess.TimeoutExpired):
         return "unavailable"
@@ -396,11 +433,11 @@ def describe_machine():
     }
 
 
-def describe_engine(bench):
-    """The libcurl the curl engine loads (`Benchmarks engine`): its version, whether it reuses easy
-    handles, and its one-line description; {} when the line cannot be read."""
+def describe_engine(bench, env=None):
+    """The libcurl the curl engine loads (`Benchmarks engine`, in `env`): its version, whether it
+    reuses easy handles, and its one-line description; {} when the line cannot be read."""
     try:
-        return json.loads(command_output([bench, "engine"]).splitlines()[-1])
+        return json.loads(command_output([bench, "engine"], env=env).splitlines()[-1])
     except (ValueError, IndexError):
         return {}
 
@@ -466,7 +503,11 @@ def main():
                      "cli_requests": CLI_REQUESTS[args.mode],
                      "scale_points": list(scale_points(args)[0]), "scale_skipped": list(scale_points(args)[1]),
                      "scale_requests": {str(n): scale_requests(args.mode, n) for n in scale_points(args)[0]},
-                     "fd_limit": args.fd_limit or None},
+                     "fd_limit": args.fd_limit or None,
+                     "libcurl_point": libcurl_point(args),
+                     "libcurls": [{"group": f"scale-libcurl{index}", "folder": folder,
+                                   "engine": describe_engine(args.bin, libcurl_env(folder))}
+                                  for index, folder in enumerate(args.libcurl) if libcurl_point(args)]},
         "cases": [{"key": case.key, "group": case.group, "client": case.client, "label": case.label,
                    "runs": case.runs, "failures": case.failures} for case in cases],
         "profile": profile,
