@@ -48,7 +48,7 @@ def parse_arguments():
                         help="the hard RLIMIT_NOFILE (ulimit -Hn); scale points that need more descriptors are skipped")
     parser.add_argument("--libcurl", action="append", default=[], metavar="DIR",
                         help="a folder holding another libcurl.so.4 (repeatable): the scale group also measures RSS per "
-                        "request in flight at 1 and 1,024 on it (LD_LIBRARY_PATH=DIR), Courier and bare-multi")
+                        "request in flight at 1 and 1,024 (32 in a smoke run) on it (LD_LIBRARY_PATH=DIR), Courier and bare-multi")
     return parser.parse_args()
 
 
