@@ -218,10 +218,11 @@ Courier's are the transfer, its body, the curl task and the registry's entry). S
 heap is about 3.7 KiB of a request in flight; the rest is libcurl's, which bare-multi pays too.
 RSS counts only the pages written, which is why both clients' figures sit below their heap, and
 why they move with the libcurl (the bare loop's column of the rows by libcurl, when a run has
-them). On 7.88.1 Courier's RSS grew by about four fifths of its peak heap, bare-multi's by three
-fifths. A likely reason, not measured apart: there Courier takes a new easy handle and buffer for
-every transfer (*easy handles reused*: no), laid on memory that earlier transfers wrote, where
-bare-multi allocates its 1,024 buffers once and only ever writes their first pages."""
+them). Courier's RSS grew by about four fifths of its peak heap on 7.88.1, bare-multi's by three
+fifths, for a reason not found: forcing a new easy handle for every transfer on 7.74.0 and
+8.14.1 (where Courier reuses them) moved Courier's figure less than its run-to-run spread, and so
+did one malloc arena (`MALLOC_ARENA_MAX=1`). The peak itself is noisy: in five runs of one
+binary on a busy machine, Courier's at 1,024 in flight ranged from 52 to 63 MB."""
 
 
 def notes(results):
