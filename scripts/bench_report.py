@@ -574,6 +574,11 @@ Courier's own cost is section 4's.
     return text + "\n".join(failure_notes(results, [key for key in keys if key in results.cases])), verdicts
 
 
+def kib_per_request(base, peak, in_flight):
+    """RSS per request in flight: (peak RSS at `in_flight` − peak RSS at 1) ÷ `in_flight`, in KiB."""
+    return None if peak is None or base is None else (peak - base) / in_flight / 1024
+
+
 def scale_points(results):
     """The scaling curve's points measured in this run: [{"in_flight", "courier": {...}, "bare": {...}}],
     each series with its medians and its RSS per request in flight."""
@@ -589,8 +594,8 @@ def scale_points(results):
         base = next((point[client]["maxrss_bytes"] for point in points if point["in_flight"] == 1), None)
         for point in points:
             peak = point[client]["maxrss_bytes"]
-            point[client]["kib_per_request"] = (None if peak is None or base is None or point["in_flight"] == 1
-                                                else (peak - base) / point["in_flight"] / 1024)
+            point[client]["kib_per_request"] = (None if point["in_flight"] == 1
+                                                else kib_per_request(base, peak, point["in_flight"]))
     return points
 
 
@@ -602,9 +607,6 @@ def libcurl_memory_rows(results, points):
     libcurls = settings.get("libcurls") or []
     if not n or not libcurls:
         return n, []
-
-    def per_request(at_one, at_n):
-        return None if at_one is None or at_n is None else (at_n - at_one) / n / 1024
 
     def row(engine, courier, bare, courier_rate, bare_rate):
         difference = None if courier is None or bare is None else courier - bare
@@ -618,15 +620,14 @@ def libcurl_memory_rows(results, points):
     if 1 in own and n in own:
         engine = results.data.get("toolchain", {}).get("engine") or {}
         rows.append(row({**engine, "libcurl": f"{engine.get('libcurl', 'unknown')} (this machine's)"},
-                        per_request(own[1]["courier"]["maxrss_bytes"], own[n]["courier"]["maxrss_bytes"]),
-                        per_request(own[1]["bare"]["maxrss_bytes"], own[n]["bare"]["maxrss_bytes"]),
+                        own[n]["courier"]["kib_per_request"], own[n]["bare"]["kib_per_request"],
                         own[n]["courier"]["requests_per_second"], own[n]["bare"]["requests_per_second"]))
     for libcurl in libcurls:
         key = libcurl["group"]
         median = lambda client, field: results.median(f"{key}/{client}", field)
         rows.append(row(libcurl.get("engine") or {},
-                        per_request(median("courier-1", "maxrss_bytes"), median(f"courier-{n}", "maxrss_bytes")),
-                        per_request(median("bare-1", "maxrss_bytes"), median(f"bare-{n}", "maxrss_bytes")),
+                        kib_per_request(median("courier-1", "maxrss_bytes"), median(f"courier-{n}", "maxrss_bytes"), n),
+                        kib_per_request(median("bare-1", "maxrss_bytes"), median(f"bare-{n}", "maxrss_bytes"), n),
                         median(f"courier-{n}", "requests_per_second"), median(f"bare-{n}", "requests_per_second")))
     return n, rows
 
