@@ -308,4 +308,61 @@ final class CancellationTests: XCTestCase {
             wait(for: [six], timeout: 20)
         }
     }
+
+    /// Cancels that reach the engine while their request is still being handed to it (the curl
+    /// engine sets a request's handle up on the scheduling thread, so another thread's cancel
+    /// can reach the loop thread before the start does): each request ends exactly once,
+    /// cancelled, on its queue, and none leaves anything behind: every slot comes back.
+    func testCancelsRacingTheStartEndEachRequestExactlyOnce() throws {
+        let stalling = try makeServer()
+        holdRequests(at: "/stall", on: stalling)
+        let server = try makeServer().withStandardRoutes()
+        let callbacks = QueueMarker(DispatchQueue(label: "test.cancels"))
+        let network = makeNetwork(limit: 4, callbackQueue: callbacks.queue)
+        let counter = CompletionCounter()
+        let offQueue = Box<Int>(0)
+        let count = 300
+        let all = expectation(description: "all completions")
+        all.expectedFulfillmentCount = count
+        let scheduling = Box<Bool>(true)
+        let cancelling = expectation(description: "the cancelling thread stopped")
+        // Another thread cancels everything, over and over, while this one schedules.
+        Thread {
+            while scheduling.value == true { network.cancelAll() }
+            cancelling.fulfill()
+        }.start()
+        for id in 0..<count {
+            network.schedule(Request<Data>.get(stalling.url("/stall"))) { result in
+                if !callbacks.isCurrent { offQueue.mutate { $0! += 1 } }
+                if case .failure(NetworkError.cancelled) = result {
+                    counter.record(id, outcome: "cancelled")
+                } else {
+                    counter.record(id, outcome: "\(result)")
+                }
+                all.fulfill()
+            }
+        }
+        // Whatever started after the last cancelAll of the thread is cancelled here.
+        scheduling.value = false
+        wait(for: [cancelling], timeout: 10)
+        network.cancelAll()
+        wait(for: [all], timeout: 60)
+        XCTAssertEqual(counter.total, count)
+        XCTAssertEqual(counter.duplicated, [])
+        XCTAssertEqual(counter.byOutcome, ["cancelled": count])
+        XCTAssertEqual(offQueue.value, 0)
+        // Every slot came back: as many held requests as the network allows arrive together.
+        // Only on the curl engine, which confirms each cancel at once (see the test above).
+        guard network.engine == .curl else { return }
+        let arrived = Box<Int>(0)
+        let gate = holdRequests(at: "/full", on: server) { arrived.mutate { $0! += 1 } }
+        let four = expectation(description: "four held requests")
+        four.expectedFulfillmentCount = 4
+        for _ in 0..<4 {
+            network.schedule(Request<Data>.get(server.url("/full"))) { _ in four.fulfill() }
+        }
+        XCTAssertTrue(waitUntil { arrived.value == 4 }, "only \(arrived.value ?? 0) of 4 ran at once: a slot was lost")
+        gate.open()
+        wait(for: [four], timeout: 20)
+    }
 }
