@@ -7,15 +7,12 @@ import FoundationNetworking
 /// One thread per curl-engine `Network`, driving libcurl's multi interface; and, without a thread
 /// of its own, the loop a blocking caller drives on its own thread (``CurlCallerDriver``).
 ///
-/// Every libcurl call on the multi handle and on the easy handles in it happens on the thread
-/// that drives the loop: its own thread, or the one blocking caller that holds it (libcurl allows
-/// one thread per handle at a time). Other threads hand work over through the inbox —
+/// Every libcurl call on the multi handle and its easy handles happens on the thread that drives
+/// the loop: its own thread, or the one blocking caller that holds it (libcurl allows one thread
+/// per handle at a time). Other threads hand work over through the inbox —
 /// start this task, cancel that one, unpause a third, stop — and wake the thread with
 /// `curl_multi_wakeup` if it waits in `curl_multi_poll` (see `Inbox.sleeping`), so `resume()`,
-/// `cancel()` and `resumeReceiving()` return at once, whatever the transfer is doing. A task's
-/// first easy handle is set up by the thread that resumes it, before the hand-off (see
-/// ``start(_:)``): with many requests in flight the loop thread is the one every transfer waits
-/// for, and the set-up need not be its work.
+/// `cancel()` and `resumeReceiving()` return at once, whatever the transfer is doing.
 ///
 /// Transport events (head, body bytes, completion) are delivered right here, one at a time per
 /// task, with no hop to another queue: that hop would cost more than the small request it serves.
@@ -23,20 +20,13 @@ import FoundationNetworking
 /// (``CurlFeatures/reusesEasyHandles``), and the connections they open stay in the multi handle's
 /// cache either way, so consecutive requests to a server share a connection.
 final class CurlLoop: @unchecked Sendable {
-    // @unchecked: `running`, `deliveries` and `pollWait` are touched by the driving thread only
-    // (the loop thread, or the one caller that holds a caller loop); the inbox and the idle
-    // handles are behind their locks, and every curl_multi_wakeup is counted under the inbox's,
-    // so `close()` never frees `multi` under one.
-
-    /// A task to start, with the easy handle its resuming thread set up for it: none when the
-    /// loop sets one up itself (a refused multi option, a task already over, no handle to be had).
-    private struct Start {
-        let task: CurlTask
-        let setup: CurlTask.Setup?
-    }
+    // @unchecked: `running`, `idle`, `deliveries` and `pollWait` are touched by the driving
+    // thread only (the loop thread, or the one caller that holds a caller loop); the inbox is
+    // behind its lock, and every curl_multi_wakeup is counted under it, so `close()` never frees
+    // `multi` under one.
 
     private struct Inbox {
-        var starts: [Start] = []
+        var starts: [CurlTask] = []
         var cancels: [CurlTask] = []
         /// Tasks paused by a refused chunk whose transfer has room again.
         var unpauses: [CurlTask] = []
@@ -65,9 +55,8 @@ final class CurlLoop: @unchecked Sendable {
     private let inbox = Locked(Inbox())
     /// Tasks whose easy handle is in the multi handle, by easy handle.
     private var running: [OpaquePointer: CurlTask] = [:]
-    /// Easy handles of finished transfers, kept for reuse (always empty where libcurl cannot reuse
-    /// them). Locked: the threads that resume tasks take them (``start(_:)``), the loop gives them back.
-    private let idle = Locked<[OpaquePointer]>([])
+    /// Easy handles of finished transfers, kept for reuse (always empty where libcurl cannot reuse them).
+    private var idle: [OpaquePointer] = []
     private static let idleLimit = 64
     /// Completions of transfers that ended together, queued together (see ``DispatchBatch``).
     private let deliveries = DispatchBatch()
@@ -135,29 +124,10 @@ final class CurlLoop: @unchecked Sendable {
         pthread_getspecific(loopThreadKey) != nil
     }
 
-    /// Starts `task`'s transfer: its easy handle is set up here, on the calling thread, and the
-    /// loop thread adds it to the multi handle (or reports its set-up's failure).
     func start(_ task: CurlTask) {
-        let setup = refusedMultiOption == nil && !task.isFinished ? prepareHandle(for: task) : nil
-        let queued = post { $0.starts.append(Start(task: task, setup: setup)) }
+        let queued = post { $0.starts.append(task) }
         // A caller loop already closed: its call is over, and so is this task's transfer.
-        if !queued {
-            if let setup {
-                setup.discard()
-                ccurl_easy_cleanup(setup.easy)
-            }
-            task.markCancelled()
-        }
-    }
-
-    /// An idle handle, reset, or a new one, set up for `task`'s request; `nil` if libcurl could
-    /// make none (the loop then tries again, and reports it).
-    private func prepareHandle(for task: CurlTask) -> CurlTask.Setup? {
-        if let reused = idle.withLock({ $0.popLast() }) {
-            ccurl_easy_reset(reused)
-            return task.prepare(reused)
-        }
-        return ccurl_easy_init().map { task.prepare($0) }
+        if !queued { task.markCancelled() }
     }
 
     func cancel(_ task: CurlTask) {
@@ -228,7 +198,7 @@ final class CurlLoop: @unchecked Sendable {
     /// `false` once the loop is stopping.
     private func turn() -> Bool {
         let work = takeInbox()
-        for start in work.starts { add(start) }
+        for task in work.starts { add(task) }
         for task in work.cancels { remove(task) }
         for task in work.unpauses { unpause(running: task) }
         if work.stopping { return false }
@@ -278,8 +248,7 @@ final class CurlLoop: @unchecked Sendable {
     /// start that lost a race with the end) is removed, so that nothing of it runs on the next call.
     func abandonAll() {
         let work = takeInbox()
-        for start in work.starts { drop(start) }
-        for task in work.cancels { remove(task) }
+        for task in work.starts + work.cancels { remove(task) }
         for task in Array(running.values) { remove(task) }
     }
 
@@ -290,36 +259,15 @@ final class CurlLoop: @unchecked Sendable {
         // A poster that queued before the close may still be about to wake the handle: a few
         // instructions away, so a yield or two at most, and only when a loop closes.
         while inbox.withLock({ $0.waking }) > 0 { sched_yield() }
-        // Starts still queued (a closing caller loop's, or the stopped loop's) end cancelled.
-        for start in takeInbox().starts { drop(start) }
         for task in Array(running.values) { remove(task) }
-        for easy in idle.withLock({ idle in defer { idle.removeAll() }; return idle }) { ccurl_easy_cleanup(easy) }
+        for easy in idle { ccurl_easy_cleanup(easy) }
+        idle.removeAll()
         _ = ccurl_multi_cleanup(multi)
     }
 
-    private func add(_ start: Start) {
-        let task = start.task
-        guard let setup = start.setup else {
-            if !task.isFinished { begin(task) }   // else cancelled before it was started
-            return
-        }
-        guard !task.isFinished, setup.failure == nil else {
-            setup.discard()
-            recycle(setup.easy)
-            if let failure = setup.failure { task.complete(failure) }
-            return
-        }
-        task.install(setup, resetsMetrics: true)
-        addToMulti(task, setup.easy)
-    }
-
-    /// A start that will not run (its loop is closing): its set-up freed, its task cancelled.
-    private func drop(_ start: Start) {
-        if let setup = start.setup {
-            setup.discard()
-            ccurl_easy_cleanup(setup.easy)
-        }
-        remove(start.task)
+    private func add(_ task: CurlTask) {
+        guard !task.isFinished else { return }   // cancelled before it was started
+        begin(task)
     }
 
     /// Starts a transfer of `task`: its request, or `next`, a redirect it follows.
@@ -329,7 +277,7 @@ final class CurlLoop: @unchecked Sendable {
             return
         }
         let easy: OpaquePointer
-        if let reused = idle.withLock({ $0.popLast() }) {
+        if let reused = idle.popLast() {
             ccurl_easy_reset(reused)
             easy = reused
         } else {
@@ -344,11 +292,6 @@ final class CurlLoop: @unchecked Sendable {
             task.complete(failure)
             return
         }
-        addToMulti(task, easy)
-    }
-
-    /// Adds `task`'s set-up handle to the multi handle: from now on libcurl runs its transfer.
-    private func addToMulti(_ task: CurlTask, _ easy: OpaquePointer) {
         let added = ccurl_multi_add_handle(multi, easy)
         guard added == 0 else {
             // Never left waiting for a completion that cannot come.
@@ -411,11 +354,6 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private func recycle(_ easy: OpaquePointer) {
-        let kept = reusesEasyHandles && idle.withLock { idle in
-            guard idle.count < Self.idleLimit else { return false }
-            idle.append(easy)
-            return true
-        }
-        if !kept { ccurl_easy_cleanup(easy) }
+        if reusesEasyHandles, idle.count < Self.idleLimit { idle.append(easy) } else { ccurl_easy_cleanup(easy) }
     }
 }

@@ -11,9 +11,8 @@ import FoundationNetworking
 /// transfer agrees to, within the same task, as URLSession does. libcurl's own redirect
 /// following is off: every redirect is decided by Courier's ``RedirectPolicy``.
 final class CurlTask: TransportTask, @unchecked Sendable {
-    // @unchecked: everything but `finished` is touched on the loop thread only (install,
-    // configure, callbacks, curlDone); `finished` is behind its lock. ``prepare(_:)`` runs on the
-    // resuming thread and only reads what is set before the task is resumed.
+    // @unchecked: everything but `finished` is touched on the loop thread only (configure,
+    // callbacks, curlDone); `finished` is behind its lock.
 
     enum Upload {
         case none
@@ -121,81 +120,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         var libcurlVersion: String? = nil
     }
 
-    /// An easy handle set up for a request, and what the task keeps of that set-up.
-    ///
-    /// Made by ``prepare(_:)`` on whichever thread resumes the task, and handed to the loop
-    /// thread through its inbox, which installs it (``install(_:resetsMetrics:)``) or, if the
-    /// task ended meanwhile, discards it. The set-up (options, header list, upload file) is about a
-    /// tenth of a small request's instructions: made before the hand-off, it is no longer done on
-    /// the loop thread, through which every transfer of the `Network` passes.
-    struct Setup: @unchecked Sendable {
-        // @unchecked: the handle and list are used by one thread at a time, the resuming thread
-        // until the inbox's lock hands them to the loop thread.
-        let easy: OpaquePointer
-        /// Why the handle could not be set up; the rest is then whatever was made before it.
-        var failure: ConfigurationFailure?
-        var headerList: OpaquePointer?
-        var uploadFile: FileHandle?
-        var decompresses = true
-        var decodesContent = true
-        var usesTLS = false
-
-        /// Frees what a set-up that will not be installed holds, except its handle.
-        func discard() {
-            if let headerList { ccurl_slist_free_all(headerList) }
-            try? uploadFile?.close()
-        }
-    }
-
-    /// Sets `easy` up for the task's request, on any thread, without writing the task's own
-    /// state: the loop thread may be touching it meanwhile (a cancel that overtook the start).
-    /// What it reads (the request, its body) changes only on the loop thread, for a redirect,
-    /// after the first transfer started.
-    func prepare(_ easy: OpaquePointer) -> Setup {
-        var setup = Setup(easy: easy)
-        var options = CurlOptionSetter(easy: easy)
-        options.set(Int32(CCURLOPT_ERRORBUFFER), pointer: errorBuffer)
-        do {
-            try options.check()
-            setup.decompresses = transport.registry.transfer(for: self)?.decompressesResponses ?? true
-            setup.decodesContent = try CurlRequestOptions.apply(request, upload: upload, limits: limits, settings: transport.settings,
-                                                                decompresses: setup.decompresses, to: easy, headers: &setup.headerList,
-                                                                context: Unmanaged.passUnretained(self).toOpaque())
-            setup.usesTLS = CurlConnectionOptions.isHTTPS(request.url)
-            try CurlConnectionOptions.apply(to: easy, usesTLS: setup.usesTLS, settings: transport.settings, rateLimit: rateLimit)
-            setup.uploadFile = try openUpload()
-        } catch let failure as ConfigurationFailure {
-            setup.failure = failure
-        } catch {
-            setup.failure = ConfigurationFailure(code: Int32(CCURLE_READ_ERROR), detail: "\(error)")
-        }
-        return setup
-    }
-
-    /// Makes `setup` the task's current transfer (loop thread). The metrics start afresh, except
-    /// for a redirect being followed, whose hops they keep.
-    func install(_ setup: Setup, resetsMetrics: Bool) {
-        if resetsMetrics { metrics.reset() }
-        easy = setup.easy
-        // The previous transfer's list (a redirect's), no longer set on any handle.
-        if let headerList, headerList != setup.headerList { ccurl_slist_free_all(headerList) }
-        headerList = setup.headerList
-        try? uploadFile?.close()
-        uploadFile = setup.uploadFile
-        uploadOffset = 0
-        decompresses = setup.decompresses
-        decodesContent = setup.decodesContent
-        usesTLS = setup.usesTLS
-        connectionID = nil
-        parser = ResponseHeadParser()
-        redirect = nil
-        protocolFailure = nil
-        countsEncodedBytes = false
-        errorBuffer[0] = 0
-    }
-
-    /// Sets the easy handle up for a redirect being followed (`next`), or for the task's request
-    /// when its resuming thread did not (loop thread).
+    /// Sets the easy handle up for the current request (or `next`, a redirect being followed).
     func configure(_ easy: OpaquePointer, for next: URLRequest? = nil) -> ConfigurationFailure? {
         if let next {
             // A redirect that turned the request into a GET (a POST after 301, 302 or 303) sends
@@ -204,21 +129,43 @@ final class CurlTask: TransportTask, @unchecked Sendable {
                 upload = .none
             }
             request = next
+        } else {
+            metrics.reset()
         }
-        let setup = prepare(easy)
-        if let failure = setup.failure {
-            setup.discard()
+        self.easy = easy
+        connectionID = nil
+        parser = ResponseHeadParser()
+        redirect = nil
+        protocolFailure = nil
+        countsEncodedBytes = false
+        errorBuffer[0] = 0
+        var options = CurlOptionSetter(easy: easy)
+        options.set(Int32(CCURLOPT_ERRORBUFFER), pointer: errorBuffer)
+        do {
+            try options.check()
+            decompresses = transport.registry.transfer(for: self)?.decompressesResponses ?? true
+            decodesContent = try CurlRequestOptions.apply(request, upload: upload, limits: limits, settings: transport.settings,
+                                                          decompresses: decompresses, to: easy,
+                                                          headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
+            let url = request.url
+            usesTLS = CurlConnectionOptions.isHTTPS(url)
+            try CurlConnectionOptions.apply(to: easy, usesTLS: usesTLS, settings: transport.settings, rateLimit: rateLimit)
+            try openUpload()
+            return nil
+        } catch let failure as ConfigurationFailure {
             return failure
+        } catch {
+            return ConfigurationFailure(code: Int32(CCURLE_READ_ERROR), detail: "\(error)")
         }
-        install(setup, resetsMetrics: next == nil)
-        return nil
     }
 
-    /// The file a file upload reads from, opened for this transfer (`nil` for any other body).
-    private func openUpload() throws -> FileHandle? {
-        guard request.httpMethod != "HEAD", case let .file(url) = upload else { return nil }
+    private func openUpload() throws {
+        uploadOffset = 0
+        try? uploadFile?.close()
+        uploadFile = nil
+        guard request.httpMethod != "HEAD", case let .file(url) = upload else { return }
         do {
-            return try FileHandle(forReadingFrom: url)
+            uploadFile = try FileHandle(forReadingFrom: url)
         } catch {
             throw ConfigurationFailure(code: Int32(CCURLE_READ_ERROR), detail: "cannot read \(url.path): \(error.localizedDescription)")
         }
