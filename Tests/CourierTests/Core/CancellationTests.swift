@@ -309,10 +309,10 @@ final class CancellationTests: XCTestCase {
         }
     }
 
-    /// Cancels that reach the engine while their request is still being handed to it (the curl
-    /// engine sets a request's handle up on the scheduling thread, so another thread's cancel
-    /// can reach the loop thread before the start does): each request ends exactly once,
-    /// cancelled, on its queue, and none leaves anything behind: every slot comes back.
+    /// Another thread's cancels racing the starts of the requests they cancel (a cancel can reach
+    /// the engine while its request is still being handed to it, or queued for a slot): each
+    /// request ends exactly once, cancelled, on its queue, and none leaves anything behind:
+    /// every slot comes back.
     func testCancelsRacingTheStartEndEachRequestExactlyOnce() throws {
         let stalling = try makeServer()
         holdRequests(at: "/stall", on: stalling)
