@@ -234,7 +234,7 @@ and async conventions split the same way: the Swift runtime is 0.60 and 0.53 the
 core. Setting each request's easy handle up on the scheduling thread instead was tried: the loop
 thread then did 14% fewer instructions a request (callgrind), but in 15 interleaved rounds
 requests/s did not move (15,898 against 16,102) and CPU per request rose from 80 to 87 µs, so it
-was reverted (the client and nginx together used 1.4–1.5 of the two cores then). So the way down is fewer objects, and
+was reverted (in such runs the client and nginx together used 1.4–1.5 of the two cores). So the way down is fewer objects, and
 fewer copies of them, per request (the conclusion section 4 draws for the stub), not a leaner use
 of libcurl nor a different split of the work between threads."""
 
