@@ -220,7 +220,8 @@ Outside it, the new handle each transfer gets on 7.84.0 to 8.0.1 costs 13.5k (`c
 
 **Where the CPU time goes with 32 in flight.** Instructions are not time, so this was also
 measured once by hand with a sampling profiler: `perf record -e cpu-clock -F 2000`, 100,000 GETs
-with 32 in flight, three rounds of all four clients on this machine's libcurl. In every round
+with 32 in flight, three rounds of all four clients on this machine's libcurl, the samples grouped
+by library with `scripts/perf-split`. In every round
 Courier callback used 2.5–2.7× bare-multi's CPU per request. Counted in bare-multi's CPU per
 request of the same round (= 1.0), medians of the rounds: libcurl's own code took 0.50 of it for
 bare-multi and 0.61 for Courier, a fifth more (the new handle per transfer and the
