@@ -292,21 +292,7 @@ final class CancellationTests: XCTestCase {
         XCTAssertGreaterThan(outcomes["failure", default: 0], 0, "\(outcomes)")
         XCTAssertGreaterThan(outcomes["timedOut", default: 0], 0, "\(outcomes)")
         XCTAssertLessThanOrEqual(server.maxConcurrentRequests, 6)
-        // Every slot came back: six requests held by the server all arrive together (a lost slot
-        // would leave fewer running, the rest queued). Only on the curl engine, which confirms
-        // each cancel at once; URLSession may keep a cancelled task's slot until it confirms.
-        if network.engine == .curl {
-            let arrived = Box<Int>(0)
-            let gate = holdRequests(at: "/full", on: server) { arrived.mutate { $0! += 1 } }
-            let six = expectation(description: "six held requests")
-            six.expectedFulfillmentCount = 6
-            for _ in 0..<6 {
-                network.schedule(Request<Data>.get(server.url("/full"))) { _ in six.fulfill() }
-            }
-            XCTAssertTrue(waitUntil { arrived.value == 6 }, "only \(arrived.value ?? 0) of 6 ran at once: a slot was lost")
-            gate.open()
-            wait(for: [six], timeout: 20)
-        }
+        assertEverySlotComesBack(to: network, limit: 6, server: server)
     }
 
     /// Another thread's cancels racing the starts of the requests they cancel (a cancel can reach
@@ -351,18 +337,26 @@ final class CancellationTests: XCTestCase {
         XCTAssertEqual(counter.duplicated, [])
         XCTAssertEqual(counter.byOutcome, ["cancelled": count])
         XCTAssertEqual(offQueue.value, 0)
-        // Every slot came back: as many held requests as the network allows arrive together.
-        // Only on the curl engine, which confirms each cancel at once (see the test above).
+        assertEverySlotComesBack(to: network, limit: 4, server: server)
+    }
+
+    /// Every slot of `network` (which allows `limit` requests at once) came back: `limit` requests
+    /// held by `server` all arrive together (a lost slot would leave fewer running, the rest
+    /// queued). Only on the curl engine, which confirms each cancel at once; URLSession may keep a
+    /// cancelled task's slot until it confirms.
+    private func assertEverySlotComesBack(to network: Network, limit: Int, server: TestServer,
+                                          file: StaticString = #filePath, line: UInt = #line) {
         guard network.engine == .curl else { return }
         let arrived = Box<Int>(0)
         let gate = holdRequests(at: "/full", on: server) { arrived.mutate { $0! += 1 } }
-        let four = expectation(description: "four held requests")
-        four.expectedFulfillmentCount = 4
-        for _ in 0..<4 {
-            network.schedule(Request<Data>.get(server.url("/full"))) { _ in four.fulfill() }
+        let held = expectation(description: "\(limit) held requests")
+        held.expectedFulfillmentCount = limit
+        for _ in 0..<limit {
+            network.schedule(Request<Data>.get(server.url("/full"))) { _ in held.fulfill() }
         }
-        XCTAssertTrue(waitUntil { arrived.value == 4 }, "only \(arrived.value ?? 0) of 4 ran at once: a slot was lost")
+        XCTAssertTrue(waitUntil { arrived.value == limit }, "only \(arrived.value ?? 0) of \(limit) ran at once: a slot was lost",
+                      file: file, line: line)
         gate.open()
-        wait(for: [four], timeout: 20)
+        wait(for: [held], timeout: 20)
     }
 }
