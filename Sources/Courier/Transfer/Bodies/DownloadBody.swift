@@ -77,10 +77,14 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
 
     private let state = Locked(FileState())
 
-    /// Chunks are gathered and written 1 MB at a time: one `write` per 64 chunks keeps the
-    /// delegate queue ahead of libcurl, which on Linux never waits for a slow consumer (the
-    /// backlog would pile up in memory).
-    private static var writeBlockSize: Int { 1 << 20 }
+    /// Chunks are gathered and written 128 KiB at a time: one `write` per 8 chunks of 16 KiB
+    /// keeps the delegate queue ahead of URLSession's libcurl, which on Linux never waits for a
+    /// slow consumer (the backlog would pile up in memory). Not more: with 1 MiB blocks the
+    /// kernel's copy into the page cache took three times the CPU of curl's 8 KiB writes, and the
+    /// curl engine downloaded a 1 GiB file at 0.68× (HTTP/1.1) and 0.85× (HTTP/2) of `curl -o`;
+    /// with 128 KiB at 1.07× and 1.11×, in the same interleaved rounds (and the URLSession engine
+    /// no slower, its peak RSS lower).
+    private static var writeBlockSize: Int { 128 << 10 }
 
     /// Error pages are for reading, not for filling memory.
     private static var errorBodyLimit: Int { 4 << 20 }
@@ -222,7 +226,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     /// Ended without success (cancel, deadline, disk error, a failed last attempt): the partial
     /// file, if still open, is flushed and closed, and its sidecar updated, before the completion
     /// runs, so a caller who downloads again at once finds a consistent partial file. Off the
-    /// caller's thread (the flush may write a megabyte). On the default global queue, whose
+    /// caller's thread (the flush may write a block, 128 KiB). On the default global queue, whose
     /// threads the callbacks already keep alive: a pool with no thread yet (`.userInitiated`, as
     /// this was) starts one inside `async`, and `cancel()` then took 0.2 ms, most of it `clone`.
     func abandon(then deliver: @escaping @Sendable () -> Void) {
