@@ -77,7 +77,7 @@ def download(results):
 hands the body to the delegate queue in libcurl-sized chunks (16 KB), each as a `Data` in an
 `OperationQueue` operation, and that per-chunk work, not the disk or the network, sets the pace.
 `downloadTask`'s delegate variant also opens and closes its temporary file for every chunk
-({_fmt(task)} MB/s). Courier's download gathers chunks into 1 MB writes ({_fmt(courier)} MB/s, against
+({_fmt(task)} MB/s). Courier's download gathers chunks into 128 KiB writes ({_fmt(courier)} MB/s, against
 {_fmt(reference)} MB/s for the raw data task writing every chunk). **Memory:** URLSession on Linux never waits for
 its delegate, so chunks a busy delegate queue has not yet consumed pile up in memory: the raw
 reference peaked at {_fmt(None if reference_rss is None else reference_rss / MIB, 1)} MiB. Courier's delegate queue blocks URLSession's
