@@ -15,6 +15,13 @@ def _ratio(a, b):
     return None if a is None or not b else a / b
 
 
+def _more_or_less(microseconds):
+    """A CPU difference in words: "12 µs more" or "12 µs less" (a run can measure either)."""
+    if microseconds is None:
+        return "n/a"
+    return f"{abs(microseconds):,.0f} µs {'more' if microseconds >= 0 else 'less'}"
+
+
 def _pct(value):
     return "n/a" if value is None else f"{value * 100:.0f}%"
 
@@ -50,10 +57,11 @@ def small(results):
 and libcurl: raw URLSession uses {_fmt(raw1)} µs of CPU per sequential request and {_fmt(raw32)} µs
 with 32 in flight, and makes {_fmt(switches, 1)} context switches per request. Driving it through a
 session delegate, which is the only way on Linux to get progress and a cancel that does not block,
-gives {_fmt(delegate, 2)}× the completion-handler throughput (reference row). Courier adds
-{_fmt(extra[1])} µs of CPU per sequential request and {_fmt(extra[32])} µs with 32 in flight. Its own
+gives {_fmt(delegate, 2)}× the completion-handler throughput (reference row). Courier's callbacks
+used {_more_or_less(extra[1])} CPU per sequential request than raw URLSession, and
+{_more_or_less(extra[32])} with 32 in flight (a difference inside the resolution below is noise). Its own
 work without a network is {_fmt(None if stub_cpu is None else stub_cpu / 1000)} µs of CPU per request
-(section 4); the rest of the gap is extra thread hand-offs (see the context switches).
+(section 4); beyond that, what Courier adds is extra thread hand-offs (see the context switches).
 The conventions differ in hand-offs: blocking with 32 in flight runs 32 OS threads on 2 cores, each
 request waking its own sleeping thread ({_fmt(blocking, 1)} context switches per request, against
 {_fmt(callback, 1)} for callbacks), and an `await` adds a resumption on Swift's cooperative pool.
@@ -190,9 +198,9 @@ make requests faster: HTTP/2 gave {_fmt(rate, 2)}× HTTP/1.1's requests per seco
 its CPU per request, its framing against 32 connections working in parallel. What it saves is
 connections (one TLS handshake instead of 32, one socket on each side) and, on a real network,
 the round trips of every new connection. Against `curl -Z --http2` on the same URLs, Courier
-uses {_fmt(curl_cpu, 2)}× curl's CPU per request. The machine was shared with other work during
-these runs (see the load average below): the requests per second spread widely; the CPU per
-request and the connections are the steadier figures.
+uses {_fmt(curl_cpu, 2)}× curl's CPU per request. Requests per second spread widely from run to
+run on this machine (see the ranges); the CPU per request and the connections are the steadier
+figures.
 
 **What the metrics cost.** Every response carries its `TransferMetrics`, read from libcurl once
 the transfer is over, in one call into C (about twenty `curl_easy_getinfo`). Measured with
