@@ -113,34 +113,38 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
             urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         // A start-over is asked for once (after a refused range); later attempts resume again.
-        let startOver = state.withLock { state in
-            defer { state.startOver = false }
-            return state.startOver
+        let (startOver, previous) = state.withLock { state in
+            defer {
+                state.startOver = false
+                state.start = .fresh
+            }
+            return (state.startOver, state.start)
         }
-        let start = try files.prepareAttempt(options: options, allowResume: !startOver, url: recordedURL)
-        if case let .resume(file, validator) = start {
-            urlRequest.setValue("bytes=\(file.sizeAtOpen)-", forHTTPHeaderField: "Range")
-            urlRequest.setValue(validator, forHTTPHeaderField: "If-Range")
-        }
-        let previous = state.withLock { state in
-            defer { state.start = start }
-            return state.start
-        }
-        // A `.partial` file an earlier attempt opened and never used.
+        // A `.partial` file an earlier attempt opened and never used: closed first, so that its
+        // lock is not taken for another download's.
         if case let .resume(unused, _) = previous { try? unused.close() }
+        let start = try files.prepareAttempt(options: options, allowResume: !startOver, url: recordedURL)
+        if case let .resume(file, record) = start {
+            urlRequest.setValue("bytes=\(file.sizeAtOpen)-", forHTTPHeaderField: "Range")
+            urlRequest.setValue(record.validator, forHTTPHeaderField: "If-Range")
+        }
+        state.withLock { $0.start = start }
         return transport.makeDataTask(with: urlRequest, limits: limits)
     }
 
     func didReceive(head: HTTPResponse) -> BodyStep {
-        if case let .resume(file, _) = state.withLock({ $0.start }) {
+        if case let .resume(file, record) = state.withLock({ $0.start }) {
             let offset = file.sizeAtOpen
             if head.statusCode == 206, !head.isContentCoded,
-               let range = ContentRange(head.headers["Content-Range"]), range.start == offset {
+               let range = ContentRange(head.headers["Content-Range"]), range.start == offset,
+               RangeValidator.continues(record, with: head, range: range) {
                 return open(resuming: file, total: range.total ?? head.receivedLength.flatMap { Self.total(after: offset, rest: $0) }, head: head)
             }
             if head.statusCode == 206 || head.statusCode == 416 {
                 // A range we did not ask for, one of coded bytes (which cannot follow decoded
-                // ones), or one the server cannot serve: start over.
+                // ones), one of another version of the file (a server that ignored `If-Range`),
+                // or one the server cannot serve: the partial file is discarded and the same
+                // attempt starts over from byte 0, never spliced.
                 state.withLock { $0.sink = .restart }
                 return BodyStep(observed: head)
             }
@@ -196,7 +200,10 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
 
     func didComplete(error: NetworkError?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<URL> {
         state.withLock { state in
-            if case .restart = state.sink, error == nil {
+            // Whatever ended the task whose body was being ignored (the server closing after a
+            // refused range, say): nothing of it is kept, and the attempt goes on from byte 0. A
+            // transfer already ended (a cancel, the deadline) does not: the lifecycle ignores it.
+            if case .restart = state.sink {
                 state.sink = .waiting
                 state.startOver = true
                 return BodyCompletion(outcome: .startOver)
@@ -252,7 +259,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     private func open(resuming resumed: PartialFile?, total: Int64?, head: HTTPResponse) -> BodyStep {
         // Resumable only with a validator: without one, "the rest" might belong to another file.
         // And only for bytes stored as sent: a decoded body's offset means nothing to a `Range`.
-        let validator = head.isContentCoded ? nil : head.headers["ETag"] ?? head.headers["Last-Modified"]
+        let validator = head.isContentCoded ? nil : RangeValidator.validator(of: head)
         return state.withLock { state in
             let start = state.start
             if case .resume = start { state.start = .fresh }   // the open file is now the sink's
@@ -283,7 +290,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
                 state.written = offset
                 state.expectedTotal = total
                 if offset == 0, !state.writesDirectly, let validator, let url = recordedURL {
-                    try files.saveRecord(.init(url: url, validator: validator, bytes: 0))
+                    try files.saveRecord(.init(url: url, validator: validator, bytes: 0, total: total))
                 }
                 state.canResume = !state.writesDirectly && (offset > 0 || validator != nil)
                 return BodyStep(progress: Self.progress(of: state), forceProgress: true, observed: head)

@@ -32,11 +32,14 @@ package struct DownloadFiles: Sendable {
     struct ResumeRecord: Codable, Equatable, Sendable {
         /// The URL the bytes came from.
         var url: String
-        /// The response's `ETag`, or else its `Last-Modified`.
+        /// The response's strong `ETag`, or else its `Last-Modified` (``RangeValidator``).
         var validator: String
         /// Bytes in the partial file when the record was written (informational: the file's
         /// real size is what a resume uses, in case the process died before updating this).
         var bytes: Int64
+        /// The whole resource's length as the first response gave it, if it did: a `206` for
+        /// another length is another version. Absent from records written before it existed.
+        var total: Int64?
 
         /// Whether the bytes may be the start of what `other` serves. By default the same
         /// resource is enough: the same scheme, host, port and path, whatever the query, so that a
@@ -48,7 +51,7 @@ package struct DownloadFiles: Sendable {
         func matches(_ other: String?, exactly: Bool) -> Bool {
             guard let other else { return false }
             if url == other { return true }
-            guard !exactly, validator.hasPrefix("\""),
+            guard !exactly, RangeValidator.isStrongTag(validator),
                   let recorded = URLComponents(string: url), let wanted = URLComponents(string: other) else { return false }
             return Self.resource(recorded) == Self.resource(wanted)
         }
@@ -71,33 +74,77 @@ package struct DownloadFiles: Sendable {
         case direct
         /// From byte 0, into a new `.partial` file.
         case fresh
-        /// After the bytes of this `.partial` file, already open: its size when opened is the
-        /// offset asked for, so nothing can change between measuring it and writing to it.
-        case resume(PartialFile, validator: String)
+        /// After the bytes of this `.partial` file, already open (and locked): its size when
+        /// opened is the offset asked for, so nothing can change between measuring it and writing
+        /// to it. `record` is what a `206` must match to continue it (``RangeValidator``).
+        case resume(PartialFile, record: ResumeRecord)
     }
 
     /// Checks the destination and decides how the attempt starts: resumes when the sidecar says
     /// the `.partial` file came from `url` (see ``ResumeRecord/matches(_:exactly:)``) and that
     /// file is a plain file of Courier's; otherwise removes both (without following a link) and
-    /// starts from byte 0.
+    /// starts from byte 0. Throws ``busyError`` when another download is writing the `.partial` file.
     func prepareAttempt(options: DownloadOptions, allowResume: Bool, url: String?) throws(NetworkError) -> Start {
         if try checkDestination(options: options) == .special { return .direct }
-        if allowResume, !options.contains(.noResume), let record = loadRecord(),
-           record.matches(url, exactly: options.contains(.requireSameURL)),
-           let file = PartialFile.openForResume(at: partial) {
-            if file.sizeAtOpen > 0 { return .resume(file, validator: record.validator) }
-            try? file.close()
+        guard let file = try lockExistingPartial() else {
+            removeResumeState()   // no partial file, or one that is not Courier's: nothing to resume
+            return .fresh
         }
-        // Bytes of unknown origin cannot be trusted: start clean.
+        if allowResume, !options.contains(.noResume), file.sizeAtOpen > 0, let record = loadRecord(),
+           record.matches(url, exactly: options.contains(.requireSameURL)) {
+            return .resume(file, record: record)
+        }
+        // Bytes of unknown origin cannot be trusted: start clean. Removed while still locked, so
+        // no other download can have taken them over in between.
         removeResumeState()
+        try? file.close()
         return .fresh
     }
 
-    /// A new, empty `.partial` file, created where nothing is (whatever was at the path is
-    /// removed first, not followed), with the permission bits of the file it will replace.
+    /// A new, empty `.partial` file, created (and locked) where nothing is, with the permission
+    /// bits of the file it will replace. Whatever is at the path is removed first, not followed,
+    /// unless another download holds it: then ``busyError``.
     func createPartial() throws(NetworkError) -> PartialFile {
-        removeResumeState()
-        return try PartialFile.create(at: partial, mode: modeToKeep())
+        if let existing = try lockExistingPartial() {
+            removeResumeState()
+            try? existing.close()
+        } else {
+            removeResumeState()
+        }
+        let file = try PartialFile.create(at: partial, mode: modeToKeep())
+        // Another download may have opened the new file in the moment before the lock: it then
+        // holds it, or has removed it, and this one must not write it.
+        guard file.tryLock(), file.isStill(at: partial) else {
+            try? file.close()
+            throw busyError
+        }
+        return file
+    }
+
+    /// The regular `.partial` file of Courier's at its path, opened and locked (see
+    /// ``PartialFile/tryLock()``), or `nil` when there is none or what is there cannot be trusted.
+    /// Throws ``busyError`` when another download holds its lock. Once locked, the path must still
+    /// name the file: one that a finishing download renamed away, or removed, is looked for again.
+    private func lockExistingPartial() throws(NetworkError) -> PartialFile? {
+        for _ in 0..<3 {
+            guard let file = PartialFile.openForResume(at: partial) else { return nil }
+            guard file.tryLock() else {
+                try? file.close()
+                throw busyError
+            }
+            if file.isStill(at: partial) { return file }
+            try? file.close()
+        }
+        throw busyError
+    }
+
+    /// Another download, in this process or another, is writing to the same destination: two
+    /// writers on one `.partial` file would corrupt it, so the second is refused at once.
+    var busyError: NetworkError {
+        .fileSystem(partial, CocoaError(.fileLocking, userInfo: [
+            NSFilePathErrorKey: partial.path,
+            NSLocalizedDescriptionKey: "Another download (in this process or another) is writing to this file; "
+                + "try again once it has finished."]))
     }
 
     /// The device or FIFO at the destination, opened for writing as it is.
@@ -184,7 +231,8 @@ package struct DownloadFiles: Sendable {
         return .replaceable
     }
 
-    /// Moves the finished partial file into place and closes it: `rename(2)`, so the
+    /// Moves the finished partial file into place and closes it (its lock held until the rename is
+    /// done): `rename(2)`, so the
     /// destination appears whole or not at all, and an existing file (or a link: the link
     /// itself, never what it points to) is replaced atomically. A regular file it replaces passes
     /// on its permission bits.
@@ -204,11 +252,14 @@ package struct DownloadFiles: Sendable {
             try? file.close()
             throw error
         }
-        try file.close()
-        guard rename(partial.path, destination.path) == 0 else {
-            throw .fileSystem(destination, POSIXError.current)
+        // Renamed while still locked: a download that took the lock the moment it was released
+        // would otherwise find the finished file at the `.partial` path and append to it.
+        try file.close { () throws(NetworkError) in
+            guard rename(partial.path, destination.path) == 0 else {
+                throw .fileSystem(destination, POSIXError.current)
+            }
+            unlink(sidecar.path)
         }
-        unlink(sidecar.path)
     }
 
     /// Writes `data` to a new file next to `target` and renames it over `target`: readers never

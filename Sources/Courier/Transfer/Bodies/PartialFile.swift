@@ -214,6 +214,29 @@ package final class PartialFile: Sendable {
         if let failure { throw .fileSystem(url, failure) }
     }
 
+    /// Takes an exclusive advisory lock (`flock(2)`) on the file without waiting: `false` when
+    /// another open file (another download, in this process or another) holds it. A file system
+    /// that has no locks counts as locked: downloads there go on as they did before locks existed.
+    /// The lock goes with the last descriptor of this open file.
+    func tryLock() -> Bool {
+        descriptor.withLock { fd in
+            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                if errno == EINTR { continue }
+                return errno != EWOULDBLOCK
+            }
+            return true
+        }
+    }
+
+    /// Closes the descriptor, reporting a deferred write error as ``close()`` does, while a
+    /// duplicate of it keeps the file's lock until `whileLocked` (a rename) has run.
+    func close<T>(whileLocked: () throws(NetworkError) -> T) throws(NetworkError) -> T {
+        let holder = descriptor.withLock { $0 < 0 ? -1 : fcntl($0, F_DUPFD_CLOEXEC, 0) }
+        defer { if holder >= 0 { _ = systemClose(holder) } }
+        try close()
+        return try whileLocked()
+    }
+
     /// Whether `url` names this very file (not a link, nor another file put in its place).
     func isStill(at url: URL) -> Bool {
         var status = stat()
