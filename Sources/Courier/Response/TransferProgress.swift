@@ -19,6 +19,9 @@ public struct TransferProgress: Sendable, Hashable {
     /// Which way the bytes are moving.
     public var direction: Direction
 
+    /// The transfer this value reports on, when Courier made it for a progress handler.
+    var transfer: TransferCancellation?
+
     /// Creates a progress value.
     public init(completedBytes: Int64, totalBytes: Int64?, direction: Direction = .download) {
         self.completedBytes = completedBytes
@@ -26,9 +29,53 @@ public struct TransferProgress: Sendable, Hashable {
         self.direction = direction
     }
 
+    /// Cancels the transfer this progress reports on, as ``NetworkTask/cancel()`` would: the
+    /// completion (or the blocking call's result, or the async call's error) is
+    /// ``NetworkError/cancelled``, and a download keeps its partial file to resume from.
+    ///
+    /// For a progress handler, in every convention, the blocking and async ones included, where
+    /// no ``NetworkTask`` is at hand (or not yet, when the first event comes):
+    ///
+    /// ```swift
+    /// network.download(request, to: destination) { progress in
+    ///     if (progress.fractionCompleted ?? 0) >= 0.4 { progress.cancelTransfer() }
+    /// } completion: { print($0) }
+    /// ```
+    ///
+    /// A value made with ``init(completedBytes:totalBytes:direction:)`` cancels nothing.
+    public func cancelTransfer() {
+        transfer?.cancel()
+    }
+
+    /// Equal when the counts and the direction are: which transfer reported them does not count.
+    public static func == (lhs: TransferProgress, rhs: TransferProgress) -> Bool {
+        lhs.completedBytes == rhs.completedBytes && lhs.totalBytes == rhs.totalBytes && lhs.direction == rhs.direction
+    }
+
+    /// Hashes the counts and the direction, as ``==(_:_:)`` compares them.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(completedBytes)
+        hasher.combine(totalBytes)
+        hasher.combine(direction)
+    }
+
     /// `completedBytes / totalBytes` in `0...1`, or `nil` when the total is unknown.
     public var fractionCompleted: Double? {
         guard let totalBytes, totalBytes > 0 else { return totalBytes == 0 ? 1 : nil }
         return min(1, Double(completedBytes) / Double(totalBytes))
+    }
+}
+
+/// A transfer's cancel, handed to its progress handler inside each ``TransferProgress``. Weak: a
+/// progress value kept after its transfer has ended keeps nothing alive.
+final class TransferCancellation: Sendable {
+    private let cancelTransfer: @Sendable () -> Void
+
+    init(_ cancel: @escaping @Sendable () -> Void) {
+        self.cancelTransfer = cancel
+    }
+
+    func cancel() {
+        cancelTransfer()
     }
 }

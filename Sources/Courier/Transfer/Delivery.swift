@@ -30,6 +30,12 @@ struct Delivery: Sendable {
         self.reporter = progress.map { ProgressReporter($0, queue: handlerQueue!) }
     }
 
+    /// Lets the progress handler cancel the transfer (see ``TransferProgress/cancelTransfer()``).
+    /// Made only where there is a handler: a request without one allocates nothing for it.
+    func attach(_ cancel: () -> TransferCancellation) {
+        reporter?.attach(cancel())
+    }
+
     /// Whether the handlers run on the finishing thread itself (the blocking and async bridges).
     var isImmediate: Bool {
         switch target {

@@ -56,9 +56,18 @@ final class ProgressReporter: Sendable {
     // queued are dropped.
     private let stopped = Locked(false)
 
+    /// The transfer's cancel, put into every event so that the handler can cancel its own
+    /// transfer (``TransferProgress/cancelTransfer()``). Set once, before the first event.
+    private let cancellation = Locked<TransferCancellation?>(nil)
+
     init(_ handler: @escaping @Sendable (TransferProgress) -> Void, queue: DispatchQueue) {
         self.handler = handler
         self.queue = queue
+    }
+
+    /// Gives the events the transfer's cancel.
+    func attach(_ cancel: TransferCancellation) {
+        cancellation.withLock { $0 = cancel }
     }
 
     /// Offers an event; it goes out if the interval has passed since the last one, or if
@@ -109,7 +118,9 @@ final class ProgressReporter: Sendable {
         throttle.time = now
         throttle.bytes = progress.completedBytes
         throttle.held = nil
-        queue.async { [self] in
+        var progress = progress
+        progress.transfer = cancellation.withLock { $0 }
+        queue.async { [self, progress] in
             // Bytes that arrive after a cancel are dropped, and nothing follows the completion.
             guard !stopped.withLock({ $0 }) else { return }
             handler(progress)

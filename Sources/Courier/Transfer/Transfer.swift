@@ -75,6 +75,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         self.delivery = delivery
         self.completion = completion
         self.requestCodeQueue = delivery.isImmediate ? nil : core.requestCodeQueue
+        delivery.attach { TransferCancellation { [weak self] in self?.cancel() } }
     }
 
     var startsOffThread: Bool { body.startsOffThread }
