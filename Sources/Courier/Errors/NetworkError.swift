@@ -149,7 +149,9 @@ extension NetworkError: LocalizedError {
         case let .proxy(failure, error): return "\(failure.summary): \(redaction.redact(text: error.localizedDescription))"
         case let .invalidResponse(detail): return "The server's reply is not valid HTTP: \(redaction.redact(text: detail))"
         case let .incompleteBody(error): return TransportDescription.incompleteBody(error, redacting: redaction)
-        case let .httpStatus(response): return "HTTP \(response.statusCode) from \(response.url.map(redaction.redact) ?? "server")"
+        case let .httpStatus(response):
+            return "HTTP \(response.statusCode) from \(response.url.map(redaction.redact) ?? "server")"
+                + ErrorBodySummary.sentence(for: response, redacting: redaction)
         case let .decodingFailed(error, response):
             return "Could not decode the \(response.body.count)-byte \(response.headers["Content-Type"] ?? "untyped") body"
                 + " from \(response.url.map(redaction.redact) ?? "the server"): \(Self.sentence(redaction.redact(text: Self.describe(error))))"
