@@ -28,7 +28,20 @@ extension Network {
         timeout: TimeInterval? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Result<R.Output, any Error> {
-        core.runBlocking(timeout: timeout, failure: { request.convertError($0, response: nil) }) { target, completion in
+        scheduleSynchronously(request, timeout: timeout, cancellation: nil, progress: progress)
+    }
+
+    /// ``scheduleSynchronously(_:timeout:progress:)`` that `cancellation` can end from another
+    /// thread (or a signal: ``CancellationToken/interrupt``); the result is then
+    /// ``NetworkError/cancelled``.
+    @preconcurrency
+    public func scheduleSynchronously<R: NetworkRequest>(
+        _ request: R,
+        timeout: TimeInterval? = nil,
+        cancellation: CancellationToken?,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) -> Result<R.Output, any Error> {
+        core.runBlocking(timeout: timeout, cancellation: cancellation, failure: { request.convertError($0, response: nil) }) { target, completion in
             core.schedule(request, target: target, progress: progress, completion: completion)
         }
     }
@@ -47,7 +60,22 @@ extension Network {
         timeout: TimeInterval? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Result<URL, any Error> {
-        core.runBlocking(timeout: timeout, failure: { request.convertError($0, response: nil) }) { target, completion in
+        downloadSynchronously(request, to: destination, options: options, timeout: timeout, cancellation: nil, progress: progress)
+    }
+
+    /// ``downloadSynchronously(_:to:options:timeout:progress:)`` that `cancellation` can end from
+    /// another thread (or a signal: ``CancellationToken/interrupt``); the result is then
+    /// ``NetworkError/cancelled``, and the partial file is kept to resume from.
+    @preconcurrency
+    public func downloadSynchronously<R: NetworkRequest>(
+        _ request: R,
+        to destination: URL,
+        options: DownloadOptions = [],
+        timeout: TimeInterval? = nil,
+        cancellation: CancellationToken?,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) -> Result<URL, any Error> {
+        core.runBlocking(timeout: timeout, cancellation: cancellation, failure: { request.convertError($0, response: nil) }) { target, completion in
             core.download(request, to: destination, options: options, target: target, progress: progress, completion: completion)
         }
     }

@@ -40,8 +40,22 @@ extension Network {
         timeout: TimeInterval? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Result<HTTPResponse, any Error> {
+        streamSynchronously(request, to: handle, timeout: timeout, cancellation: nil, progress: progress)
+    }
+
+    /// ``streamSynchronously(_:to:timeout:progress:)`` that `cancellation` can end from another
+    /// thread (or a signal: ``CancellationToken/interrupt``); the result is then
+    /// ``NetworkError/cancelled``.
+    @preconcurrency
+    public func streamSynchronously<R: NetworkRequest>(
+        _ request: R,
+        to handle: FileHandle,
+        timeout: TimeInterval? = nil,
+        cancellation: CancellationToken?,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) -> Result<HTTPResponse, any Error> {
         let writer = DescriptorWriter(handle.fileDescriptor)
-        return streamSynchronously(request, timeout: timeout, onData: { chunk in
+        return streamSynchronously(request, timeout: timeout, cancellation: cancellation, onData: { chunk in
             do throws(NetworkError) {
                 try writer.write(chunk)
             } catch {
@@ -76,11 +90,29 @@ extension Network {
         onData: (Data) throws -> Void,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Result<HTTPResponse, any Error> {
+        streamSynchronously(request, timeout: timeout, cancellation: nil, onResponse: onResponse, onData: onData, progress: progress)
+    }
+
+    /// ``streamSynchronously(_:timeout:onResponse:onData:progress:)`` that `cancellation` can end
+    /// from another thread (or a signal: ``CancellationToken/interrupt``); the result is then
+    /// ``NetworkError/cancelled``, and `onData` is not called again.
+    @preconcurrency
+    public func streamSynchronously<R: NetworkRequest>(
+        _ request: R,
+        timeout: TimeInterval? = nil,
+        cancellation: CancellationToken?,
+        onResponse: (HTTPResponse) throws -> Void = { _ in },
+        onData: (Data) throws -> Void,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) -> Result<HTTPResponse, any Error> {
         if let reason = core.deadlockReason() {
             return .failure(request.convertError(.wouldDeadlock(reason), response: nil))
         }
+        if cancellation?.isCancelled == true { return .failure(request.convertError(.cancelled, response: nil)) }
         let buffer = StreamBuffer()
         let task = core.stream(request, into: buffer, progress: progress)
+        let held = cancellation?.hold(task)
+        defer { cancellation?.release(held) }
         let deadline: DispatchTime = timeout.map { .now() + max(0, $0) } ?? .distantFuture
         let ready = DispatchSemaphore(value: 0)
         // The request is being ended by this loop (deadline, or a closure threw): what is still

@@ -24,6 +24,18 @@ extension NetworkRequest {
         network.scheduleSynchronously(self, timeout: timeout, progress: progress)
     }
 
+    /// Runs this request on `network` and blocks until it ends, or until `cancellation` is
+    /// cancelled. See ``Network/scheduleSynchronously(_:timeout:cancellation:progress:)``.
+    @preconcurrency
+    public func scheduleSynchronously(
+        on network: Network = .shared,
+        timeout: TimeInterval? = nil,
+        cancellation: CancellationToken?,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) -> Result<Output, any Error> {
+        network.scheduleSynchronously(self, timeout: timeout, cancellation: cancellation, progress: progress)
+    }
+
     /// Runs this request on `network` and returns its output. See
     /// ``Network/response(for:progress:)-2f8cw``.
     public func response(

@@ -15,18 +15,23 @@ extension NetworkCore {
     /// when the transport lends the calling thread its tasks (the curl engine: the thread then runs
     /// the transfer itself instead of sleeping while another runs it), else
     /// ``CallbackTarget/immediate``.
+    /// `cancellation`, if given, holds the transfer while the call waits (see ``CancellationToken``).
     func runBlocking<Output>(
         timeout: TimeInterval?,
+        cancellation: CancellationToken? = nil,
         failure: (NetworkError) -> any Error,
         start: (CallbackTarget, @escaping @Sendable (Result<Output, any Error>) -> Void) -> NetworkTask
     ) -> Result<Output, any Error> {
         if let reason = deadlockReason() {
             return .failure(failure(.wouldDeadlock(reason)))
         }
+        if cancellation?.isCancelled == true { return .failure(failure(.cancelled)) }
         let driver = transport.makeCallerDriver()
         defer { driver?.finish() }
         let outcome = BlockingResult<Output>(driver: driver)
         let task = start(driver.map { .driven($0) } ?? .immediate) { outcome.set($0) }
+        let held = cancellation?.hold(task)
+        defer { cancellation?.release(held) }
         return outcome.wait(timeout: timeout) {
             // The wait ran out: end the transfer; its (now failed) completion fills the outcome.
             task.transfer.end(with: .timedOut)
