@@ -18,7 +18,7 @@ extension Network {
     /// - Parameters:
     ///   - request: What to send and how to read the answer.
     ///   - timeout: How long to wait in all, time in the queue included; when it passes the
-    ///     request is cancelled and the result is ``NetworkError/timedOut``. `nil` (the default)
+    ///     request is cancelled and the result is ``NetworkError/timedOut(_:)``. `nil` (the default)
     ///     waits as long as the request's own deadline allows.
     ///   - progress: Progress events, on a private serial queue (never the callback queue).
     /// - Returns: The output, or the error.

@@ -30,7 +30,7 @@ extension Network {
     ///   - request: What to send. Its `timeout` (60 s by default) bounds the whole transfer.
     ///   - handle: Where the body goes, from its current offset. Not closed.
     ///   - timeout: How long to wait in all, time in the queue included; when it passes the
-    ///     request is cancelled and the result is ``NetworkError/timedOut``.
+    ///     request is cancelled and the result is ``NetworkError/timedOut(_:)``.
     ///   - progress: Download progress, on a private serial queue.
     /// - Returns: The response head (status, headers, final URL; empty body), or the error.
     @preconcurrency
@@ -124,15 +124,18 @@ extension Network {
             ending = true
             task.transfer.end(with: error)
         }
+        func endWaiting() {
+            end(with: .timedOut(TimeoutExceeded(kind: .blockingCall, seconds: timeout)))
+        }
 
         while true {
-            if !ending, deadline != .distantFuture, DispatchTime.now() >= deadline { end(with: .timedOut) }
+            if !ending, deadline != .distantFuture, DispatchTime.now() >= deadline { endWaiting() }
             // A signal left by an earlier wait only costs one more turn of the loop.
             guard let event = buffer.take(whenReady: { ready.signal() }) else {
                 if ending {
                     ready.wait()
                 } else if ready.wait(timeout: deadline) == .timedOut {
-                    end(with: .timedOut)
+                    endWaiting()
                 }
                 continue
             }

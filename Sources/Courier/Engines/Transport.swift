@@ -112,7 +112,7 @@ enum TransportOutcome: Sendable {
     /// The response is complete (whatever its status).
     case completed
     /// The task failed; a transport's own idle or connect timeout is
-    /// ``NetworkError/transport(_:)`` with `URLError.timedOut`, never ``NetworkError/timedOut``
+    /// ``NetworkError/transport(_:)`` with `URLError.timedOut`, never ``NetworkError/timedOut(_:)``
     /// (the request's deadline, which only the transfer enforces).
     case failed(NetworkError)
 

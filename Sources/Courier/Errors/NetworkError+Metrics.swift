@@ -20,7 +20,7 @@ extension NetworkError {
     /// ``proxy(_:_:)``, ``incompleteBody(_:)`` (in their `URLError`) — and by those that carry a
     /// response (``httpStatus(_:)`` and its kin, in ``HTTPResponse/metrics``). `nil` for the
     /// others: nothing was sent (``invalidRequest(_:)``, ...), or Courier itself ended the
-    /// attempt (``cancelled``, ``timedOut``), or the case has no room for them
+    /// attempt (``cancelled``, ``timedOut(_:)``), or the case has no room for them
     /// (``invalidResponse(_:)``). ``NetworkObserver/didFinishCollecting(_:context:)`` sees every
     /// attempt's metrics, those included.
     public var metrics: TransferMetrics? {

@@ -33,8 +33,10 @@ extension NetworkError: CustomStringConvertible, CustomDebugStringConvertible, C
         switch self {
         case let .invalidURL(detail), let .invalidRequest(detail), let .invalidResponse(detail), let .wouldDeadlock(detail):
             children = ["detail": redaction.redact(text: detail)]
-        case .cancelled, .timedOut:
+        case .cancelled:
             children = [:]
+        case let .timedOut(timeout):
+            children = ["kind": timeout.kind, "seconds": timeout.seconds as Any, "url": timeout.url.map(redaction.redact) as Any]
         case let .transport(error), let .incompleteBody(error):
             children = ["error": text(error)]
         case let .tls(failure, error):

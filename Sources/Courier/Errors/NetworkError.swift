@@ -29,9 +29,11 @@ public enum NetworkError: Error, Sendable {
     /// was scheduled on a network after ``Network/close()``.
     case cancelled
     /// The request's deadline (``NetworkRequest/timeout``, or the `timeout:` of a blocking call)
-    /// passed. Final: never retried, the deadline covers every attempt. A transport's own idle or
-    /// connect timeout is not this case but ``transport(_:)`` with `URLError.timedOut`.
-    case timedOut
+    /// passed; ``TimeoutExceeded`` says which, its value and the URL. Final: never retried, the
+    /// deadline covers every attempt. A transport's own idle or connect timeout is not this case
+    /// but ``transport(_:)`` with `URLError.timedOut`. Written without its value, `.timedOut`
+    /// still matches it (`case .timedOut:`) and makes one (``timedOut``).
+    case timedOut(TimeoutExceeded)
     /// The transport failed: connection refused, unknown host, connection reset, no reply at all
     /// (`URLError.badServerResponse`, "Empty reply from server"), the transport's idle or connect
     /// limit (`URLError.timedOut`: no connection, or no byte, for that long; a backstop behind
@@ -114,6 +116,12 @@ public enum NetworkError: Error, Sendable {
 }
 
 extension NetworkError {
+    /// ``timedOut(_:)`` with nothing known of which deadline passed: `throw NetworkError.timedOut`
+    /// and a stub's reply, as written before the case carried a ``TimeoutExceeded``.
+    public static var timedOut: NetworkError {
+        .timedOut(TimeoutExceeded(kind: .unspecified, seconds: nil))
+    }
+
     /// The response this error carries, if it came from one.
     public var response: HTTPResponse? {
         switch self {
@@ -143,7 +151,7 @@ extension NetworkError: LocalizedError {
         case let .invalidURL(detail): return "Invalid URL: \(detail)"
         case let .invalidRequest(detail): return "Invalid request: \(detail)"
         case .cancelled: return "The request was cancelled."
-        case .timedOut: return "The request timed out."
+        case let .timedOut(timeout): return timeout.description(redacting: redaction)
         case let .transport(error): return TransportDescription.sentence(for: error, redacting: redaction)
         case let .tls(failure, error): return "\(failure.summary): \(redaction.redact(text: error.localizedDescription))"
         case let .proxy(failure, error): return "\(failure.summary): \(redaction.redact(text: error.localizedDescription))"

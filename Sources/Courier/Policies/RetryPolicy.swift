@@ -64,7 +64,7 @@ public struct RetryPolicy: Sendable, Hashable {
     public static let defaultRetryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504]
 
     /// Timed out (the transport's idle or connect limit; the request's own deadline,
-    /// ``NetworkError/timedOut``, is never retried), cannot connect, connection lost, unknown
+    /// ``NetworkError/timedOut(_:)``, is never retried), cannot connect, connection lost, unknown
     /// host, DNS failure, not connected, and Linux's `-1` for a connection closed mid-body.
     public static let defaultRetryableErrorCodes: Set<Int> = [
         URLError.timedOut.rawValue, URLError.cannotConnectToHost.rawValue,

@@ -8,7 +8,7 @@ import Foundation
 /// the transfer to the one waiting caller, and nothing else keeps it.
 extension NetworkCore {
     /// Blocks the calling thread until the transfer ends, or until `timeout` (then the transfer
-    /// is ended with ``NetworkError/timedOut``). See ``Network/scheduleSynchronously(_:timeout:progress:)``
+    /// is ended with ``NetworkError/timedOut(_:)``). See ``Network/scheduleSynchronously(_:timeout:progress:)``
     /// for why this cannot deadlock.
     ///
     /// `start` schedules the transfer with the target it is given: ``CallbackTarget/driven(_:)``
@@ -34,7 +34,7 @@ extension NetworkCore {
         defer { cancellation?.release(held) }
         return outcome.wait(timeout: timeout) {
             // The wait ran out: end the transfer; its (now failed) completion fills the outcome.
-            task.transfer.end(with: .timedOut)
+            task.transfer.end(with: .timedOut(TimeoutExceeded(kind: .blockingCall, seconds: timeout)))
         }
     }
 

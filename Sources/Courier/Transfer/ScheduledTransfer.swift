@@ -33,7 +33,7 @@ protocol ScheduledTransfer: AnyObject, Sendable {
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64)
     /// The task is over: completed, or failed with the ``NetworkError`` its engine classified
     /// (a transport's own timeout is ``NetworkError/transport(_:)``, never the deadline's
-    /// ``NetworkError/timedOut``). `metrics` are the transport's own (curl; URLSession on Apple
+    /// ``NetworkError/timedOut(_:)``). `metrics` are the transport's own (curl; URLSession on Apple
     /// platforms); without them the transfer measures what it can itself.
     func didComplete(_ outcome: TransportOutcome, metrics: TransferMetrics?)
     func didRejectAuthenticationChallenge()

@@ -315,7 +315,7 @@ struct TransferLifecycle<Task> {
     }
 
     /// Ends the transfer early, whatever it is doing: a cancel (``NetworkError/cancelled``),
-    /// the deadline (``NetworkError/timedOut``), or a body that cannot go on (too large, disk
+    /// the deadline (``NetworkError/timedOut(_:)``), or a body that cannot go on (too large, disk
     /// full). A running task is cancelled.
     mutating func abort(_ error: NetworkError) -> Action {
         end(.failure(error, response: nil))

@@ -117,7 +117,12 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     func end(with error: NetworkError) {
-        handle { $0.abort(error) }
+        guard case let .timedOut(timeout) = error, timeout.url == nil else {
+            return handle { $0.abort(error) }
+        }
+        // A deadline says where the request was when it passed.
+        let url = state.withLock { $0.lifecycle.request?.url } ?? (try? baseRequest.get())?.url
+        handle { $0.abort(.timedOut(timeout.locating(url))) }
     }
 
     /// The one place every response head is first seen: a head that breaks HTTP's framing rules
@@ -484,7 +489,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         // One closure per purpose, each capturing `self` alone: Swift then uses the object itself
         // as the closure's context, where a captured closure beside it cost an allocation a request.
         switch purpose {
-        case .deadline: core.timers.schedule(after: interval) { [self] in end(with: .timedOut) }
+        case .deadline:
+            core.timers.schedule(after: interval) { [self] in end(with: .timedOut(TimeoutExceeded(kind: .requestDeadline, seconds: timeout))) }
         case .backoff: core.timers.schedule(after: interval) { [self] in handle { $0.backoffElapsed() } }
         }
     }

@@ -21,7 +21,7 @@ import FoundationNetworking
 /// proxy does not resolve), 56 or 97 after a refused `CONNECT`, and 7 when libcurl's message
 /// names an address other than the request's (the proxy's) are ``NetworkError/proxy(_:_:)``;
 /// 28 (libcurl's connect timeout, or the stall limit: the task's ``TransportLimits``) is
-/// ``NetworkError/transport(_:)`` with `URLError.timedOut`, never ``NetworkError/timedOut``
+/// ``NetworkError/transport(_:)`` with `URLError.timedOut`, never ``NetworkError/timedOut(_:)``
 /// (the request's own deadline); the rest keep their `URLError`.
 struct CurlFailure {
     /// `userInfo` key of the `CURLcode` (an `Int`) behind a curl-engine `URLError`.

@@ -61,14 +61,14 @@ public struct StubReply: Sendable {
     /// `.failure(URLError(.notConnectedToInternet))`, `.failure(URLError(.timedOut))`,
     /// `.failure(URLError(.networkConnectionLost))`… Courier classifies it exactly as an error
     /// from the network (``NetworkError/transport(_:)``: a `URLError.timedOut` is a transport's
-    /// idle timeout, never the request's own deadline ``NetworkError/timedOut``), and its retry
+    /// idle timeout, never the request's own deadline ``NetworkError/timedOut(_:)``), and its retry
     /// policy treats it the same way.
     public static func failure(_ error: URLError) -> StubReply {
         StubReply(.failure(error))
     }
 
     /// Never answers: the request ends only by its deadline (``NetworkRequest/timeout``, giving
-    /// ``NetworkError/timedOut``) or a cancel.
+    /// ``NetworkError/timedOut(_:)``) or a cancel.
     public static var noAnswer: StubReply { StubReply(.noAnswer) }
 
     /// The same reply, `seconds` later (latency). The wait holds no thread: other requests are

@@ -40,7 +40,7 @@ import FoundationNetworking
 /// The URLSession engine classifies its own failures here, before the transfer hears of them
 /// (``TransportOutcome``); the curl engine does the same from libcurl's code (`CurlFailure`).
 /// `URLError.timedOut` is URLSession's idle timeout (the request's `timeoutInterval`), which
-/// stays a ``NetworkError/transport(_:)``: ``NetworkError/timedOut`` is the request's own
+/// stays a ``NetworkError/transport(_:)``: ``NetworkError/timedOut(_:)`` is the request's own
 /// deadline, which only Courier enforces. (URLSession's `-1004` does not say whether the proxy
 /// or the server refused: it stays a ``NetworkError/transport(_:)`` too.) The TLS codes of
 /// Apple's URLSession (`-1200`, `-1202` and its kin) are ``NetworkError/tls(_:_:)``.
