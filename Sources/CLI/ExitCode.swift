@@ -37,8 +37,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case outOfMemory = 27
     /// `--timeout` passed, or the connection stalled.
     case timedOut = 28
-    /// `-C`: the server does not serve byte ranges (it answered the `Range` request with the
-    /// whole body), so the file cannot be resumed; nothing of the body is written.
+    /// `-C`: the server's answer does not start where the file ends (the whole body, a `206`
+    /// without `Content-Range`, or one whose range starts elsewhere: ``ResumeAnswer``), so the
+    /// file cannot be resumed; nothing of the body is written.
     case rangeError = 33
     /// The TLS handshake failed, or the server refused the session during it.
     case tlsFailed = 35
