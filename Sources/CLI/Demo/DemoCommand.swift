@@ -46,7 +46,7 @@ struct DemoCommand {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-\(UUID().uuidString)")
         // Never through a proxy: the server is inside this process (DemoProxies).
         let network = Network(configuration: DemoProxies.configuration(), callbackQueue: DispatchQueue(label: "courier.demo.callbacks"),
-                              engine: plan.settings.engine)
+                              engine: plan.settings.networkEngine)
         // A step that fails says so: nothing is retried behind the demo's back.
         network.retryPolicy = .none
         let trace = DemoTrace()
