@@ -200,6 +200,15 @@ CASES = [
     Case("continue-no-ranges", ["-s", "-C", "-", "-o", "nr.bin", "{U}/norange"],
          files={"nr.bin": ("PARTIAL", "norange", 1000)}),
     Case("continue-offset", ["-s", "-C", "100", "-o", "part.bin", "{U}/files/data.bin"]),
+    # A 206 that does not start where the file ends: exit 33, the file left as it was.
+    Case("continue-range-early", ["-s", "-C", "-", "-o", "br.bin", "{U}/badrange/early"],
+         files={"br.bin": ("PARTIAL", "norange", 1000)}),
+    Case("continue-range-late", ["-s", "-C", "-", "-o", "br.bin", "{U}/badrange/late"],
+         files={"br.bin": ("PARTIAL", "norange", 1000)}),
+    Case("continue-range-missing", ["-s", "-C", "-", "-o", "br.bin", "{U}/badrange/whole"],
+         files={"br.bin": ("PARTIAL", "norange", 1000)}),
+    Case("continue-range-offset", ["-s", "-C", "1000", "-o", "br.bin", "{U}/badrange/late"],
+         files={"br.bin": ("PARTIAL", "norange", 1000)}),
     Case("range", ["-s", "-r", "0-99", "-o", "first.bin", "{U}/files/data.bin"]),
 
     # --- retries ------------------------------------------------------------------------------------

@@ -354,6 +354,21 @@ def r_norange(server, request, rest):
     return Reply(200, [("Content-Type", "application/octet-stream")], file_bytes("norange", 5000))
 
 
+def r_badrange(server, request, rest):
+    """/badrange/KIND: a 206 that does not resume where the Range asked: its Content-Range starts
+    100 bytes early or late, or (whole) it has none and carries the whole file."""
+    kind = rest[0] if rest else "whole"
+    data = file_bytes("norange", 5000)
+    wanted = request.header("Range") or "bytes=0-"
+    asked = int(wanted[6:].split("-")[0] or 0)
+    start = {"early": asked - 100, "late": asked + 100}.get(kind)
+    if start is None:
+        return Reply(206, [("Content-Type", "application/octet-stream")], data)
+    start = min(max(start, 0), len(data) - 1)
+    return Reply(206, [("Content-Type", "application/octet-stream"),
+                       ("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))], data[start:])
+
+
 def r_disposition(server, request, rest):
     """/disposition/KIND: a Content-Disposition naming the file, in the forms servers use."""
     kind = rest[0] if rest else "plain"
@@ -475,6 +490,7 @@ def r_nolength(server, request, rest):
 ROUTES = {
     "hello": r_hello, "json": r_json, "echo": r_echo, "status": r_status, "redirect": r_redirect,
     "loop": r_loop, "moved": r_moved, "absolute": r_absolute, "files": r_files, "norange": r_norange,
+    "badrange": r_badrange,
     "disposition": r_disposition, "gzip": r_gzip, "negotiated": r_negotiated, "slow": r_slow,
     "flaky": r_flaky, "flakyclose": r_flakyclose, "emptyreply": r_emptyreply, "cut": r_cut,
     "chunked": r_chunked, "empty": r_empty, "etag": r_etag, "cookie": r_cookie, "upload": r_upload,

@@ -37,8 +37,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case outOfMemory = 27
     /// `--timeout` passed, or the connection stalled.
     case timedOut = 28
-    /// `-C`: the server does not serve byte ranges (it answered the `Range` request with the
-    /// whole body), so the file cannot be resumed; nothing of the body is written.
+    /// `-C`: the server's answer does not start where the file ends (the whole body, a `206`
+    /// without `Content-Range`, or one whose range starts elsewhere: ``ResumeAnswer``), so the
+    /// file cannot be resumed; nothing of the body is written.
     case rangeError = 33
     /// The TLS handshake failed, or the server refused the session during it.
     case tlsFailed = 35
@@ -69,6 +70,10 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case badCertificateAuthorities = 77
     /// The server's public key matches no `--pinnedpubkey`.
     case pinnedKeyMismatch = 90
+    /// An HTTP/2 stream failed while the connection lived on: the server reset it (`RST_STREAM`,
+    /// e.g. `INTERNAL_ERROR` mid-body) or closed it uncleanly (curl's CURLE_HTTP2_STREAM). The
+    /// curl engine reports it; URLSession cannot speak HTTP/2 over cleartext on Linux.
+    case http2Stream = 92
     /// libcurl's "a value grew larger than allowed" (`CURLE_TOO_LARGE`, libcurl 8.6.0 and later),
     /// which it says of a response header line over 100 KiB where older libcurls say "out of
     /// memory" (27), and from 8.14.0 of more than 5,000 header lines: curl exits 100 there, and so
@@ -106,6 +111,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .destinationExists: return nil
         case .badCertificateAuthorities: return "the --cacert file cannot be read"
         case .pinnedKeyMismatch: return "the server's public key does not match --pinnedpubkey"
+        case .http2Stream: return "an HTTP/2 stream was reset or not closed cleanly (e.g. RST_STREAM mid-body)"
         case .valueTooLarge: return "a header line over 100 KiB (libcurl 8.6+; 27 before), or over 5,000 header lines (8.14+)"
         case .interrupted: return "interrupted (Ctrl-C or SIGTERM); downloads can be resumed"
         }

@@ -58,7 +58,7 @@ struct Session: Sendable {
             configuration.connectionProxyDictionary = ["HTTPProxy": proxy, "HTTPSProxy": proxy]
         }
         let network = Network(configuration: configuration, callbackQueue: DispatchQueue(label: "courier.callbacks"),
-                              maximumConcurrentRequests: settings.maxConcurrent, engine: settings.engine, tls: settings.tls,
+                              maximumConcurrentRequests: settings.maxConcurrent, engine: settings.networkEngine, tls: settings.tls,
                               connection: settings.connection)
         network.userAgent = userAgent
         network.followsRedirects = settings.followsRedirects

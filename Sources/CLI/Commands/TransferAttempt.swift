@@ -7,9 +7,11 @@ import Foundation
 /// - Every status is taken as an answer (`acceptedStatusCodes` is all of them), as in curl:
 ///   `-f` refuses one from 400 on when its head arrives, before its body (its head is written
 ///   with `-i`, as curl writes it).
-/// - With `-C`, the head decides: `206` is appended; `416` means the file is complete already
-///   (its body is not written, and the transfer succeeds, as curl says); any other success
-///   means the server ignored the range: exit 33, nothing written.
+/// - With `-C`, the head decides (``ResumeAnswer``): a body whose `Content-Range` starts where
+///   the file ends is appended; `416` means the file is complete already (its body is not
+///   written, and the transfer succeeds, as curl says); any other answer with a body (a `206`
+///   whose range starts elsewhere or that has no `Content-Range`, the whole body) means the
+///   server did not resume there: exit 33, nothing written.
 /// - The heads of the redirects followed (`-L`) are written before the final one, for `-i` to
 ///   the output and for `-D` to its file.
 struct TransferAttempt {
@@ -48,20 +50,25 @@ struct TransferAttempt {
         let result = network.streamSynchronously(request(), onResponse: { response in
             let heads = record.takeUnwrittenRedirectHeads().map(HeadText.bytes(of:)).reduce(Data(), +) + HeadText.bytes(of: response)
             try headerDump?.write(heads)
-            if resumeOffset > 0 {
-                if response.statusCode == 416 {
-                    skipsBody = true   // complete already: curl ignores this body, and succeeds
-                    return
-                }
-                if (200..<300).contains(response.statusCode), response.statusCode != 206 {
-                    throw Failure(.rangeError, "the server does not support byte ranges (it answered -C with the whole body); "
-                        + "cannot resume \(output.filePath ?? "the output")")
-                }
+            if resumeOffset > 0, response.statusCode == 416 {
+                skipsBody = true   // complete already: curl ignores this body, and succeeds (even with -f)
+                return
             }
             if plan.settings.fail, response.statusCode >= 400 {
                 // curl has written the head by then (-i), never the body.
                 if plan.includeHeaders || plan.headOnly { try output.begin(response, head: heads) }
                 throw Failure(NetworkError.httpStatus(response), url: transfer.url, timeout: plan.settings.timeout)
+            }
+            if resumeOffset > 0 {
+                switch ResumeAnswer.judge(response, offset: resumeOffset, expectsBody: plan.method != .head) {
+                case .continues:
+                    break
+                case .complete:
+                    skipsBody = true
+                    return
+                case .refused:
+                    throw refusedResume(response)
+                }
             }
             if plan.failWithBody, response.statusCode >= 400 { refusedStatus = response }
             if let limit, response.expectedContentLength > limit { throw RequestCommand.tooLarge(limit) }
@@ -103,6 +110,18 @@ struct TransferAttempt {
         // Every status is an answer, printed or saved as any other, as in curl.
         request.acceptedStatusCodes = Set(100..<1000)
         return request
+    }
+
+    /// Exit 33 for an answer that does not continue the file where it ends (``ResumeAnswer``):
+    /// nothing of it is written, as curl writes nothing.
+    private func refusedResume(_ response: HTTPResponse) -> Failure {
+        let file = output.filePath ?? "the output"
+        // The server's own text is not repeated: a hostile one would reach the terminal.
+        let answer = ResumeAnswer.rangeStart(response.headers["Content-Range"]).map {
+            "HTTP \(response.statusCode) with a Content-Range from byte \($0)"
+        } ?? "HTTP \(response.statusCode) without a usable Content-Range"
+        return Failure(.rangeError, "the server does not support byte ranges: asked for the bytes from \(resumeOffset) on, "
+            + "it answered \(answer); cannot resume \(file), left as it was")
     }
 
     /// The failure for `error`; a body past `--max-filesize` is named as such.

@@ -35,6 +35,7 @@ struct DemoCommand {
 
     func run() -> ExitCode {
         let started = DispatchTime.now().uptimeNanoseconds
+        if plan.settings.engine.resolved == .urlSession { DemoProxies.clearEnvironment() }
         let server: DemoServer
         do {
             server = try DemoServer(corruptsResumes: plan.corruptsResumes)
@@ -43,8 +44,9 @@ struct DemoCommand {
             return .failure
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-\(UUID().uuidString)")
-        let network = Network(configuration: .ephemeral, callbackQueue: DispatchQueue(label: "courier.demo.callbacks"),
-                              engine: plan.settings.engine)
+        // Never through a proxy: the server is inside this process (DemoProxies).
+        let network = Network(configuration: DemoProxies.configuration(), callbackQueue: DispatchQueue(label: "courier.demo.callbacks"),
+                              engine: plan.settings.networkEngine)
         // A step that fails says so: nothing is retried behind the demo's back.
         network.retryPolicy = .none
         let trace = DemoTrace()

@@ -41,6 +41,15 @@ struct Settings: Sendable {
     /// `--http1.1`/`--http2`/`--http2-prior-knowledge`, `--unix-socket`, `--limit-rate`.
     var connection: ConnectionOptions
 
+    /// The engine each `Network` is asked for: ``engine``, but with `-s` the engine that choice
+    /// resolves to. A `Network` that wanted libcurl and got URLSession (a libcurl older than
+    /// 7.68.0, or none) makes the library print a warning on stderr; one asked for URLSession
+    /// outright says nothing, and `-s` is silent, as curl's. The warning is no error (the
+    /// transfer goes on), so `-S` does not bring it back.
+    var networkEngine: Network.Engine {
+        silent ? engine.resolved : engine
+    }
+
     /// - Throws: A usage error for a TLS or proxy option when the engine in use is not libcurl.
     init(_ options: Options, followsRedirects: Bool = true, decompresses: Bool = true, retriesInLibrary: Bool = true,
          defaultMaxRedirects: Int? = nil) throws(Failure) {

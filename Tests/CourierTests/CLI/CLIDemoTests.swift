@@ -53,6 +53,25 @@ final class CLIDemoTests: CLITestCase {
         XCTAssertEqual(fileNames(in: temporary), [], "the temporary folder is removed on failure too")
     }
 
+    /// The demo's requests go to its own server, inside the process: a proxy the environment
+    /// names must not take them, on either engine, whatever `no_proxy` says. They used to fail
+    /// at step 1 ("could not connect to proxy").
+    func testTheDemoNeverGoesThroughTheEnvironmentsProxy() throws {
+        let temporary = try makeTemporaryDirectory()
+        let deadProxy = "http://127.0.0.1:\(TestServer.unusedPort())"
+        let every = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+        for engine in ["curl", "urlsession"] {
+            for variables in [["all_proxy"], ["ALL_PROXY"], every] {
+                var environment = ["TMPDIR": temporary.path, "no_proxy": "example.invalid", "NO_PROXY": ""]
+                for variable in variables { environment[variable] = deadProxy }
+                let result = try courier("demo", "-s", "--engine", engine, environment: environment, timeout: 120)
+                XCTAssertEqual(result.status, 0, "\(engine) \(variables): \(result.stderrText)")
+                XCTAssertTrue(result.stdoutText.contains("Demo complete in "), "\(engine) \(variables): \(result.stdoutText)")
+            }
+        }
+        XCTAssertEqual(fileNames(in: temporary), [])
+    }
+
     func testTheDemoTakesNoURLAndIsInTheHelp() throws {
         assertUsageError(try courier("demo", "http://127.0.0.1/"), mentions: "demo takes no URL")
         let help = try courier("--help")

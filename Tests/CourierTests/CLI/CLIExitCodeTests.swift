@@ -38,6 +38,23 @@ final class CLIExitCodeTests: CLITestCase {
         XCTAssertEqual(try courier("http://").status, 3)
     }
 
+    /// An HTTP/2 stream the server resets half-way through its body (`RST_STREAM`,
+    /// `INTERNAL_ERROR`) is curl's 92 (CURLE_HTTP2_STREAM), not 56. Over cleartext that takes
+    /// prior knowledge, which only the curl engine speaks (URLSession refuses the option: 2).
+    func testAnHTTP2StreamResetMidBodyExits92() throws {
+        let folder = try makeTemporaryDirectory()
+        let server = try H2ResetServer(in: folder)
+        defer { server.stop() }
+        let url = server.url.absoluteString
+        let result = try start(["--engine", "curl", "-sS", "--http2-prior-knowledge", "-o", "body", url], in: folder).finish()
+        XCTAssertEqual(result.status, 92, result.stderrText)
+        XCTAssertTrue(result.stderrText.contains("HTTP/2 stream 1 was not closed cleanly: INTERNAL_ERROR"), result.stderrText)
+        if let curl = try RealCurl.run(["-sS", "--http2-prior-knowledge", "-o", folder.appendingPathComponent("curl").path, url]) {
+            XCTAssertEqual(curl.status, 92, curl.stderrText)
+        }
+        assertUsageError(try courier("--engine", "urlsession", "--http2-prior-knowledge", url), mentions: "needs the curl engine")
+    }
+
     func testMissingFileToSendExits26BeforeConnecting() throws {
         let server = try makeServer().withStandardRoutes()
         let missing = try makeTemporaryDirectory().appendingPathComponent("missing.bin").path

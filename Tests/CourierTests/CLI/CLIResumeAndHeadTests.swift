@@ -42,6 +42,94 @@ final class CLIResumeAndHeadTests: CLITestCase {
         }
     }
 
+    /// A server answering `Range: bytes=700000-` with the bytes from elsewhere: a `206` whose
+    /// `Content-Range` starts 1,000 bytes early or late, a `206` with no `Content-Range` and the
+    /// whole body, a `206` whose `Content-Range` names no range (`bytes */N`), and a good `206`.
+    /// The first three used to be appended to a 700,000-byte file: 2,001,000, 1,999,000 and
+    /// 2,700,000 bytes, exit 0.
+    private func makeHostileRangeServer(_ content: Data, cutAt cut: Int) throws -> TestServer {
+        let server = try makeServer()
+        let total = content.count
+        server.route("/cut") { _, writer in
+            writer.writeHead(status: 200, headers: [("Content-Length", String(total))])
+            writer.write(content.prefix(cut))
+            writer.closeConnection()
+        }
+        @Sendable func asked(_ request: ServerRequest) -> Int {
+            Int(request.header("Range")?.dropFirst("bytes=".count).dropLast() ?? "") ?? 0
+        }
+        @Sendable func partial(from requested: Int, _ writer: ResponseWriter) {
+            // Clamped: a file that grew wrongly asks for bytes past the end.
+            let start = min(max(requested, 0), total - 1)
+            writer.respond(status: 206, headers: ["Content-Range": "bytes \(start)-\(total - 1)/\(total)"], body: content.suffix(from: start))
+        }
+        server.route("/early") { request, writer in partial(from: asked(request) - 1_000, writer) }
+        server.route("/late") { request, writer in partial(from: asked(request) + 1_000, writer) }
+        server.route("/good") { request, writer in partial(from: asked(request), writer) }
+        server.route("/whole") { _, writer in writer.respond(status: 206, body: content) }
+        server.route("/star") { _, writer in writer.respond(status: 206, headers: ["Content-Range": "bytes */\(total)"], body: content) }
+        return server
+    }
+
+    func testContinueAtRefusesA206ThatDoesNotStartWhereTheFileEnds() throws {
+        let content = randomBytes(2_000_000, seed: 35)
+        let server = try makeHostileRangeServer(content, cutAt: 700_000)
+        let folder = try makeTemporaryDirectory()
+        let file = folder.appendingPathComponent("f")
+        let cut = try start(["-s", "-o", "f", server.url("/cut").absoluteString], in: folder).finish()
+        XCTAssertEqual(cut.status, 18, cut.stderrText)
+        let partial = try Data(contentsOf: file)
+        XCTAssertEqual(partial, content.prefix(700_000))
+
+        for path in ["/early", "/late", "/whole", "/star"] {
+            let url = server.url(path).absoluteString
+            for offset in ["-", "700000"] {
+                let result = try start(["-sS", "-C", offset, "-o", "f", url], in: folder).finish()
+                XCTAssertEqual(result.status, 33, "-C \(offset) \(path): curl's 'cannot resume'; \(result.stderrText)")
+                XCTAssertTrue(result.stderrText.contains("cannot resume"), result.stderrText)
+                XCTAssertEqual(try lastRequest(to: path, on: server).header("Range"), "bytes=700000-")
+                XCTAssertEqual(try Data(contentsOf: file), partial, "-C \(offset) \(path): the file is left as it was, byte for byte")
+            }
+            // curl 7.88.1 refuses the first three alike (it appends the whole body after `*/N`).
+            if path != "/star", let curl = try RealCurl.run(["-s", "-C", "-", "-o", file.path, url]) {
+                XCTAssertEqual(curl.status, 33, path)
+                XCTAssertEqual(try Data(contentsOf: file), partial, "curl leaves \(path)'s file as it was too")
+            }
+        }
+
+        let good = try start(["-s", "-C", "-", "-o", "f", server.url("/good").absoluteString], in: folder).finish()
+        XCTAssertEqual(good.status, 0, good.stderrText)
+        XCTAssertEqual(try Data(contentsOf: file), content, "a 206 from where the file ends completes it")
+    }
+
+    /// curl judges the answer by its `Content-Range`, not its status: a `200` that starts where
+    /// the file ends is appended, and one as long as the file already is means it is complete.
+    func testContinueAtJudgesTheAnswerByWhereItStartsAsCurlDoes() throws {
+        let server = try makeServer()
+        let content = randomBytes(30_000, seed: 36)
+        server.route("/ranged200") { request, writer in
+            let start = Int(request.header("Range")?.dropFirst("bytes=".count).dropLast() ?? "") ?? 0
+            writer.respond(status: 200, headers: ["Content-Range": "bytes \(start)-29999/30000"], body: content.suffix(from: start))
+        }
+        server.route("/same-length") { _, writer in writer.respond(status: 200, body: content.prefix(10_000)) }
+        let folder = try makeTemporaryDirectory()
+        let file = folder.appendingPathComponent("f")
+
+        try content.prefix(10_000).write(to: file)
+        let complete = try start(["-s", "-C", "-", "-o", "f", server.url("/same-length").absoluteString], in: folder).finish()
+        XCTAssertEqual(complete.status, 0, "as long as the file: complete already; \(complete.stderrText)")
+        XCTAssertEqual(try Data(contentsOf: file), content.prefix(10_000))
+
+        let ranged = try start(["-s", "-C", "-", "-o", "f", server.url("/ranged200").absoluteString], in: folder).finish()
+        XCTAssertEqual(ranged.status, 0, ranged.stderrText)
+        XCTAssertEqual(try Data(contentsOf: file), content)
+        if let curl = try RealCurl.run(["-s", "-C", "10000", "-o", folder.appendingPathComponent("curl").path,
+                                        server.url("/ranged200").absoluteString]) {
+            XCTAssertEqual(curl.status, 0)
+            XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("curl")), content.suffix(from: 10_000))
+        }
+    }
+
     func testDumpHeaderAndIncludeWriteEveryHeadWithCRLF() throws {
         let server = try makeServer().withStandardRoutes()
         server.route("/moved") { _, writer in writer.respond(status: 302, headers: ["Location": "/hello"], text: "moved") }

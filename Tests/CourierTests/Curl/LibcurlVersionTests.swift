@@ -105,12 +105,16 @@ final class LibcurlVersionTests: CLITestCase {
         let server = try makeServer().withStandardRoutes()
         for arguments in [["--engine", "curl"], []] {
             // COURIER_ENGINE emptied: the default engine is the one asked for, curl on Linux.
-            let result = try start(arguments + ["-s", server.url("/hello").absoluteString], environment: ["COURIER_ENGINE": ""]).finish()
+            let result = try start(arguments + [server.url("/hello").absoluteString], environment: ["COURIER_ENGINE": ""]).finish()
             XCTAssertEqual(result.status, 0, result.stderrText)
             XCTAssertEqual(result.stdoutText, "hello")
             let warnings = result.stderrText.components(separatedBy: "warning: Courier's curl engine is unavailable").count - 1
             XCTAssertEqual(warnings, 1, result.stderrText)
             XCTAssertTrue(result.stderrText.contains(reason), result.stderrText)
+            // -s is silent, as curl's: the warning is no error (CLIEngineTests).
+            let silent = try start(arguments + ["-s", server.url("/hello").absoluteString], environment: ["COURIER_ENGINE": ""]).finish()
+            XCTAssertEqual(silent.status, 0, silent.stderrText)
+            XCTAssertEqual(silent.stderrText, "")
         }
     }
 }
