@@ -7,9 +7,8 @@ import XCTest
 /// protocol (nginx cannot reset a stream mid-body on purpose); where python3 or `h2` is missing
 /// the test is skipped and says so (CI installs Debian's `python3-h2`). It exits when its stdin
 /// closes, so it never outlives the test process.
-final class H2ResetServer: @unchecked Sendable {  // `process` is only driven from the test's thread.
-    let port: Int
-    private let process: Process
+final class H2ResetServer: Sendable {
+    private let server: PythonServerProcess
     static let announcedLength = 100_000
     static let sentLength = 10_000
 
@@ -22,40 +21,14 @@ final class H2ResetServer: @unchecked Sendable {  // `process` is only driven fr
             throw XCTSkip("Python's h2 package is not installed (apt-get install python3-h2, or pip install h2): "
                 + "the h2c reset server needs it")
         }
-        let script = folder.appendingPathComponent("h2reset.py")
-        try Data(Self.script.utf8).write(to: script)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, String(Self.announcedLength), String(Self.sentLength)]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = Pipe()   // kept open while we live; its end stops the server
-        try process.run()
-        // The server prints its port once it listens; an early exit closes the pipe instead.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
-            process.waitUntilExit()
-            let reason = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw TLSFixtureError("the h2c reset server did not start: \(reason)")
-        }
-        self.port = port
+        server = try PythonServerProcess(python: python, script: Self.script, at: folder.appendingPathComponent("h2reset.py"),
+                                         arguments: [String(Self.announcedLength), String(Self.sentLength)],
+                                         what: "the h2c reset server")
     }
 
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
-    }
+    var port: Int { server.port }
 
-    deinit { stop() }
+    func stop() { server.stop() }
 
     private static let script = """
         import os, socket, sys, threading

@@ -125,9 +125,8 @@ struct TLSCertificates {
 /// every GET with `200` and `hello over tls`, but `/created` with `201`, an `X-Origin` header
 /// and `created over tls` (``createdURL``). Stopped by ``stop()``, or when the test process
 /// dies: it exits when its stdin closes.
-final class TLSTestServer: @unchecked Sendable {  // `process` is only driven from the test's thread.
-    let port: Int
-    private let process: Process
+final class TLSTestServer: Sendable {
+    private let server: PythonServerProcess
 
     var url: URL { URL(string: "https://127.0.0.1:\(port)/hello")! }
     static let body = "hello over tls\n"
@@ -141,41 +140,15 @@ final class TLSTestServer: @unchecked Sendable {  // `process` is only driven fr
     ///     itself (TLS 1.3 refuses it with an alert after the handshake).
     init(_ certificates: TLSCertificates, clientAuthority: URL? = nil, tls12Only: Bool = false) throws {
         guard let python = ExternalTool.path(of: "python3") else { throw XCTSkip("no python3 here") }
-        let script = certificates.folder.appendingPathComponent("server.py")
-        try Data(Self.script.utf8).write(to: script)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, certificates.serverCertificate.path, certificates.serverKey.path,
-                             clientAuthority?.path ?? "-", tls12Only ? "tls1.2" : "any"]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = Pipe()   // kept open while we live; its end stops the server
-        try process.run()
-        // The server prints its port once it listens; an early exit closes the pipe instead.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
-            process.waitUntilExit()
-            let reason = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw TLSFixtureError("the TLS test server did not start: \(reason)")
-        }
-        self.port = port
+        server = try PythonServerProcess(python: python, script: Self.script, at: certificates.folder.appendingPathComponent("server.py"),
+                                         arguments: [certificates.serverCertificate.path, certificates.serverKey.path,
+                                                     clientAuthority?.path ?? "-", tls12Only ? "tls1.2" : "any"],
+                                         what: "the TLS test server")
     }
 
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
-    }
+    var port: Int { server.port }
 
-    deinit { stop() }
+    func stop() { server.stop() }
 
     private static let script = """
         import http.server, os, ssl, sys, threading
