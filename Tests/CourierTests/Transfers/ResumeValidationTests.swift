@@ -35,16 +35,20 @@ final class ResumeValidationTests: XCTestCase {
         }
     }
 
-    /// A `206` for the rest of `second`, with `headers` and the given `Content-Range` total.
-    private func tailOfSecond(headers: [(String, String)], total: Int? = nil) -> @Sendable (ServerRequest, ResponseWriter) -> Void {
-        let (second, cut) = (self.second, self.cut)
-        let total = total ?? second.count
-        return { _, writer in
-            let tail = second.suffix(from: cut)
+    /// A `206` for the rest of `content` from `cut` on, with `headers` (`Content-Range` for the
+    /// whole of `content`).
+    private static func tail(of content: Data, from cut: Int, headers: [(String, String)]) -> @Sendable (ServerRequest, ResponseWriter) -> Void {
+        { _, writer in
+            let tail = content.suffix(from: cut)
             writer.writeHead(status: 206, headers: headers + [
-                ("Content-Range", "bytes \(cut)-\(cut + tail.count - 1)/\(total)"), ("Content-Length", "\(tail.count)")])
+                ("Content-Range", "bytes \(cut)-\(content.count - 1)/\(content.count)"), ("Content-Length", "\(tail.count)")])
             writer.write(tail)
         }
+    }
+
+    /// A `206` for the rest of `second`, with `headers`.
+    private func tailOfSecond(headers: [(String, String)]) -> @Sendable (ServerRequest, ResponseWriter) -> Void {
+        Self.tail(of: second, from: cut, headers: headers)
     }
 
     /// Cuts the first download, then downloads again from a new Network (another process: only
@@ -108,16 +112,13 @@ final class ResumeValidationTests: XCTestCase {
         let server = try makeServer()
         // The same tag (a server that reuses it), but the file is now 5,000 bytes longer.
         let longer = randomBytes(size + 5_000, seed: 303)
-        let cut = self.cut
+        let serveTail = Self.tail(of: longer, from: cut, headers: [("ETag", "\"v1\"")])
         server.route("/file") { request, writer in
             guard request.header("Range") != nil else {
                 writer.writeHead(status: 200, headers: [("ETag", "\"v1\""), ("Content-Length", "\(longer.count)")])
                 return writer.write(longer)
             }
-            let tail = longer.suffix(from: cut)
-            writer.writeHead(status: 206, headers: [("ETag", "\"v1\""), ("Content-Range", "bytes \(cut)-\(longer.count - 1)/\(longer.count)"),
-                                                    ("Content-Length", "\(tail.count)")])
-            writer.write(tail)
+            serveTail(request, writer)
         }
         // The first reply, cut, came from the 2,000,000-byte version.
         let folder = try makeTemporaryDirectory()
@@ -134,13 +135,8 @@ final class ResumeValidationTests: XCTestCase {
 
     func testTheCompleteLengthIsRecordedAndAMatching206Resumes() throws {
         let server = try makeServer()
-        let first = self.first, cut = self.cut
-        routeChangingFile(on: server, firstHead: [("ETag", "\"v1\"")], secondHead: [("ETag", "\"v1\"")]) { _, writer in
-            let tail = first.suffix(from: cut)
-            writer.writeHead(status: 206, headers: [("ETag", "\"v1\""), ("Content-Range", "bytes \(cut)-\(first.count - 1)/\(first.count)"),
-                                                    ("Content-Length", "\(tail.count)")])
-            writer.write(tail)
-        }
+        routeChangingFile(on: server, firstHead: [("ETag", "\"v1\"")], secondHead: [("ETag", "\"v1\"")],
+                          rangeReply: Self.tail(of: first, from: cut, headers: [("ETag", "\"v1\"")]))
         let folder = try makeTemporaryDirectory()
         let destination = folder.appendingPathComponent("data.bin")
         let request = Request<Data>.get(server.url("/file"))
@@ -156,14 +152,8 @@ final class ResumeValidationTests: XCTestCase {
     func testAWeakTagIsNeverSentAsIfRangeButAStrongDateIs() throws {
         let server = try makeServer()
         let date = "Mon, 01 Jan 2024 00:00:00 GMT"
-        let first = self.first, cut = self.cut
         let head = [("ETag", "W/\"v1\""), ("Last-Modified", date), ("Date", "Sun, 01 Dec 2024 00:00:00 GMT")]
-        routeChangingFile(on: server, firstHead: head, secondHead: head) { _, writer in
-            let tail = first.suffix(from: cut)
-            writer.writeHead(status: 206, headers: head + [("Content-Range", "bytes \(cut)-\(first.count - 1)/\(first.count)"),
-                                                           ("Content-Length", "\(tail.count)")])
-            writer.write(tail)
-        }
+        routeChangingFile(on: server, firstHead: head, secondHead: head, rangeReply: Self.tail(of: first, from: cut, headers: head))
         try downloadTwice(from: server, expecting: first)
         XCTAssertEqual(rangesAsked(server), ["none", "bytes=\(cut)-"])
         XCTAssertEqual(server.receivedRequests[1].header("If-Range"), date)
