@@ -13,6 +13,21 @@ enum CallbackTarget: Sendable {
     /// most often the caller's own, while it drives.
     case driven(any CallerDriver)
 
+    /// Whether the handlers go to the main queue (which a script's main thread may be blocking).
+    /// By a queue-specific value set on the main queue once: on Linux every `DispatchQueue.main`
+    /// is a new wrapper of the one queue, so identity says nothing, and reading a queue's label
+    /// makes a `String` (an allocation a request).
+    var isMainQueue: Bool {
+        if case let .queue(queue) = self { return queue.getSpecific(key: Self.mainQueueMark) != nil }
+        return false
+    }
+
+    private static let mainQueueMark: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
     /// A serial queue for one transfer's handlers, so that progress events stay in order and the
     /// completion comes after the last of them even when the target is a concurrent queue.
     func makeSerialQueue() -> DispatchQueue {

@@ -76,7 +76,16 @@ struct Delivery: Sendable {
         // (`nonisolated(unsafe)` rather than a wrapper type: a generic wrapper costs a run-time
         // metadata lookup per request, measured at about 400 instructions.)
         nonisolated(unsafe) let result = consume result
+        guard target.isMainQueue else {
+            return run {
+                reporter?.markCompletionDelivered()
+                completion(result)
+            }
+        }
+        // A script's main thread blocked waiting for this completion would hang silently.
+        let ticket = MainQueueWatcher.shared.queued()
         run {
+            MainQueueWatcher.shared.ran(ticket)
             reporter?.markCompletionDelivered()
             completion(result)
         }
