@@ -171,6 +171,9 @@ public final class Network: Sendable {
     /// How many redirects a request follows before failing with
     /// ``NetworkError/tooManyRedirects(_:)``. Default: 10. Thread-safe; applies to requests
     /// scheduled afterwards.
+    ///
+    /// Any limit holds on both engines, above 20 too: FoundationNetworking stops a task at its
+    /// 21st redirect, so the URLSession engine follows every 20th redirect with a new task.
     public var maximumRedirects: Int {
         get { core.maximumRedirects.withLock { $0 } }
         set { core.maximumRedirects.withLock { $0 = max(0, newValue) } }

@@ -36,6 +36,10 @@ protocol Transport: Sendable {
     /// so that a cancelled transfer's slot needs no fallback timer to come back: armed inside
     /// `cancel()`, that timer was half of the time a cancel took to return.
     var confirmsCancels: Bool { get }
+    /// How many redirects one task may follow by itself before Courier must follow the next one
+    /// with a new task (see ``TransferLifecycle/redirectMet(_:maximum:followedPerTask:)``), or
+    /// `nil` for no ceiling. Default: `nil`.
+    var redirectsFollowedPerTask: Int? { get }
     /// A driver for one blocking call, whose thread then runs that call's transfers itself
     /// (``CallerDriver``), or `nil` when this transport cannot (or, at its limit, will not).
     func makeCallerDriver() -> (any CallerDriver)?
@@ -82,6 +86,7 @@ extension Transport {
     var configuredHeaders: [(name: String, value: String)] { [] }
     var ownsCurrentThread: Bool { false }
     var confirmsCancels: Bool { false }
+    var redirectsFollowedPerTask: Int? { nil }
     func makeCallerDriver() -> (any CallerDriver)? { nil }
 }
 

@@ -53,9 +53,10 @@ struct TransferLifecycle<Task> {
     enum RedirectState {
         /// None met, or each followed by the transport.
         case none
-        /// A `307`/`308` of a request with a body, which Courier follows itself with a new task
-        /// once this one is over (FoundationNetworking would drop the body): this task's head and
-        /// body are nobody's answer.
+        /// A redirect Courier follows itself with a new task once this one is over: a `307`/`308`
+        /// of a request with a body (FoundationNetworking would drop the body), or one past what
+        /// the transport follows within one task (``Transport/redirectsFollowedPerTask``). This
+        /// task's head and body are nobody's answer.
         case followAfterTask(URLRequest)
         /// A redirect to a scheme Courier refuses: the attempt fails with this once the task is over.
         case refused(NetworkError)
@@ -154,6 +155,8 @@ struct TransferLifecycle<Task> {
     private(set) var request: URLRequest?
     /// Redirects the current attempt has followed.
     private(set) var redirects = 0
+    /// Redirects the current task has let the transport follow.
+    private(set) var redirectsByTask = 0
     private var deadlineArmed = false
     /// The failure put to the retry policy, delivered if it says no.
     private var failureBeingRetried: (error: NetworkError, response: HTTPResponse?)?
@@ -199,6 +202,7 @@ struct TransferLifecycle<Task> {
         guard case .starting = phase else { return .discard(task) }
         phase = .running(task)
         redirect = .none
+        redirectsByTask = 0
         defer { deadlineArmed = true }
         return .resume(task, armDeadline: !deadlineArmed)
     }
@@ -211,8 +215,10 @@ struct TransferLifecycle<Task> {
 
     /// The current task met a redirect (the network follows redirects). Followed while the
     /// attempt's redirects stay within `maximum`; ``Action/none`` tells the transport to stop
-    /// there, the redirect response then ending its task.
-    mutating func redirectMet(_ proposal: RedirectProposal, maximum: Int) -> Action {
+    /// there, the redirect response then ending its task. The transport follows it within the
+    /// task while the task has followed fewer than `followedPerTask` (`nil`: no ceiling);
+    /// past that, Courier follows it with a new task.
+    mutating func redirectMet(_ proposal: RedirectProposal, maximum: Int, followedPerTask: Int? = nil) -> Action {
         guard case .running = phase, case .none = redirect else { return .none }
         switch proposal {
         case let .refused(error):
@@ -224,8 +230,13 @@ struct TransferLifecycle<Task> {
                 redirect = .limitReached(head)
                 return .none
             }
-            if replaysBody { redirect = .followAfterTask(next) }
-            return .redirect(next, byTransport: !replaysBody)
+            let byTransport = !replaysBody && redirectsByTask < (followedPerTask ?? .max)
+            if byTransport {
+                redirectsByTask += 1
+            } else {
+                redirect = .followAfterTask(next)
+            }
+            return .redirect(next, byTransport: byTransport)
         }
     }
 

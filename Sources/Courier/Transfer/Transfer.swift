@@ -252,13 +252,14 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         let original = state.withLock { $0.lifecycle.request }
         var next = RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original)
         if let cookies = core.sessionCookies { next = cookies.applying(to: next) }
-        // FoundationNetworking would re-send a 307/308 without its body: Courier then stops the
-        // redirect here (the task completes) and follows it with a new task (see didComplete),
-        // whose resume tells the observers `willSend`.
+        // FoundationNetworking would re-send a 307/308 without its body, and fails a task's 21st
+        // redirect before asking: Courier then stops the redirect here (the task completes) and
+        // follows it with a new task (see didComplete), whose resume tells the observers `willSend`.
         let replaysBody = RedirectPolicy.mustReplayBody(response, previous ?? original, bodyFromFile: body.uploadsFromFile)
         let limit = settings.maximumRedirects
+        let perTask = core.transport.redirectsFollowedPerTask
         let action = state.withLock {
-            $0.lifecycle.redirectMet(.follow(next, head: head, replaysBody: replaysBody), maximum: limit)
+            $0.lifecycle.redirectMet(.follow(next, head: head, replaysBody: replaysBody), maximum: limit, followedPerTask: perTask)
         }
         guard case let .redirect(next, byTransport) = action else { return nil }
         let context = self.context

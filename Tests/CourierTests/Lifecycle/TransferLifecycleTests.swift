@@ -397,6 +397,26 @@ final class TransferLifecycleTests: XCTestCase {
         XCTAssertEqual(machine.attempts, 1, "the same attempt")
     }
 
+    /// A transport that follows at most 2 redirects a task (FoundationNetworking: 19): the third
+    /// goes to a new task, whose count starts again, while the attempt's limit counts them all.
+    func testRedirectsPastTheTransportsCeilingGoToANewTask() {
+        var machine = self.machine(in: .running)
+        let follow = Machine.RedirectProposal.follow(next, head: redirectHead, replaysBody: false)
+        XCTAssertEqual(kind(of: machine.redirectMet(follow, maximum: 5, followedPerTask: 2)), "redirect(byTransport)")
+        XCTAssertEqual(kind(of: machine.redirectMet(follow, maximum: 5, followedPerTask: 2)), "redirect(byTransport)")
+        guard case .redirect(_, byTransport: false) = machine.redirectMet(follow, maximum: 5, followedPerTask: 2) else {
+            return XCTFail("the third is Courier's to follow")
+        }
+        guard case .skip = machine.headRoute else { return XCTFail("the third redirect's head is nobody's answer") }
+        guard case .followRedirect = machine.taskCompleted(failed: false) else { return XCTFail() }
+        _ = machine.restart(with: next)
+        _ = machine.taskCreated(FakeTask())
+        XCTAssertEqual(kind(of: machine.redirectMet(follow, maximum: 5, followedPerTask: 2)), "redirect(byTransport)")
+        XCTAssertEqual(kind(of: machine.redirectMet(follow, maximum: 5, followedPerTask: 2)), "redirect(byTransport)")
+        XCTAssertEqual(kind(of: machine.redirectMet(follow, maximum: 5, followedPerTask: 2)), "none", "the sixth is over the limit")
+        guard case .redirectLimitReached = machine.headRoute else { return XCTFail() }
+    }
+
     func testPublicStates() {
         XCTAssertEqual(machine(in: .idle).publicState, .queued)
         XCTAssertEqual(machine(in: .queued).publicState, .queued)

@@ -62,4 +62,53 @@ final class RedirectLimitTests: XCTestCase {
         assertTooManyRedirects(network.scheduleSynchronously(Request<Data>.get(server.url("/loop")), timeout: 30), "in memory")
         XCTAssertEqual(server.requestCount, 1)
     }
+
+    /// `/chain?left=N` redirects N times (`302`, each to `left=N-1`), then answers `done`.
+    private func makeChainServer() throws -> TestServer {
+        let server = try makeServer()
+        server.route("/chain") { request, writer in
+            let left = Int(request.queryItems["left"] ?? "") ?? 0
+            if left > 0 {
+                writer.respond(status: 302, headers: ["Location": "/chain?left=\(left - 1)"], text: "hop \(left)\n")
+            } else {
+                writer.respond(status: 200, text: "done")
+            }
+        }
+        return server
+    }
+
+    /// More than 20 redirects are followed when the limit allows them, on both engines:
+    /// FoundationNetworking fails a task's 21st redirect itself (`-1007`), so the URLSession
+    /// engine follows the 20th with a new task (issue 40).
+    func testALimitAboveTwentyIsHonoured() throws {
+        let server = try makeChainServer()
+        let network = makeNetwork()
+        network.maximumRedirects = 30
+        let result = network.scheduleSynchronously(Request<Data>.get(server.url("/chain?left=25")).string(), timeout: 30)
+        XCTAssertEqual(try result.get(), "done")
+        XCTAssertEqual(server.requestCount, 26, "the first request and 25 redirects, each sent once")
+
+        // 45 redirects: the URLSession engine's tasks follow 19 each, three tasks in all.
+        network.maximumRedirects = 50
+        XCTAssertEqual(try network.scheduleSynchronously(Request<Data>.get(server.url("/chain?left=45")).string(), timeout: 30).get(), "done")
+    }
+
+    /// Past a limit above 20 the transfer fails with ``NetworkError/tooManyRedirects(_:)``
+    /// carrying the redirect it stopped at, never a bare transport error.
+    func testALimitAboveTwentyStillStopsTheChain() throws {
+        let server = try makeChainServer()
+        let network = makeNetwork()
+        network.maximumRedirects = 21
+        for chain in [22, 25] {
+            let result = network.scheduleSynchronously(Request<Data>.get(server.url("/chain?left=\(chain)")), timeout: 30)
+            guard case let .tooManyRedirects(response)? = networkError(result) else {
+                XCTFail("\(chain) redirects: expected tooManyRedirects, got \(result)")
+                continue
+            }
+            XCTAssertEqual(response.statusCode, 302)
+            // The 22nd redirect, the one not followed: it leads to left = chain - 22.
+            XCTAssertEqual(response.headers["Location"], "/chain?left=\(chain - 22)")
+        }
+        XCTAssertEqual(server.requestCount, 44, "22 requests for each chain: the first and 21 redirects")
+    }
 }

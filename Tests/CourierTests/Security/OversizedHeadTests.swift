@@ -11,8 +11,9 @@ import XCTest
 /// (`CLIHostileInputTests`).
 final class OversizedHeadTests: CLITestCase {
     /// The heads, each followed by a 2-byte body. `manyFields` is 100,000 short headers; `longFields`
-    /// passes the same limit with 1,000 headers of 400 bytes (FoundationNetworking parses a
-    /// head in time quadratic in its number of lines: 100,000 of them cost it 4-9 s of CPU).
+    /// passes the same limit with 1,000 headers of 400 bytes. (FoundationNetworking parses a
+    /// head in time quadratic in its number of lines: the 100,000 short headers cost the
+    /// URLSession engine about 8 s before libcurl refuses them, see LinuxNotes.md.)
     private static let heads: [(path: String, head: String, limit: OversizedHead)] = [
         ("/reason", "HTTP/1.1 200 " + String(repeating: "R", count: 200_000), .line),
         ("/big-header", "HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "a", count: 1_000_000), .line),
@@ -32,9 +33,10 @@ final class OversizedHeadTests: CLITestCase {
         return server
     }
 
-    /// The paths to try on `engine`: 100,000 header lines only on the curl engine (see above).
+    /// The paths to try: every head on both engines; 100,000 header lines too, slow as they are
+    /// on the URLSession engine, whose outcome must still be the typed error (issue 40).
     private func paths(for engine: Network.Engine) -> [(path: String, limit: OversizedHead)] {
-        Self.heads.filter { engine == .curl || $0.path != "/many-fields" }.map { ($0.path, $0.limit) }
+        Self.heads.map { ($0.path, $0.limit) }
     }
 
     func testAnOversizedHeadIsAnInvalidResponseThatSaysSo() throws {

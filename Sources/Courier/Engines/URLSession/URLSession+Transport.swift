@@ -31,6 +31,15 @@ extension URLSession: Transport {
     /// How long after a transfer ends early its URLSession task is cancelled; see ``cancel(_:)``.
     static let cancelDelay: TimeInterval = 0.025
 
+    /// FoundationNetworking fails a task's 21st redirect with `-1007` ("too many HTTP
+    /// redirects") before asking the delegate, whatever the delegate would decide (measured: the
+    /// delegate sees 20). So a task lets it follow 19, and the 20th is followed by Courier with a
+    /// new task (whose count starts again): ``Network/maximumRedirects`` holds above 20 too.
+    var redirectsFollowedPerTask: Int? { Self.redirectCeiling - 1 }
+
+    /// The redirects FoundationNetworking asks the delegate about within one task.
+    static let redirectCeiling = 20
+
     /// URLSession fails such a task with "resource exceeds maximum size".
     var sendsGETBodies: Bool { false }
 
