@@ -20,7 +20,8 @@ public struct Request<Output: Sendable>: NetworkRequest {
     public var body: RequestBody?
     /// Credentials for the `Authorization` header.
     public var authentication: Authentication?
-    /// The overall deadline in seconds.
+    /// The overall deadline in seconds (see ``NetworkRequest/timeout``): any value is accepted;
+    /// a negative one or NaN fails the request with ``NetworkError/invalidRequest(_:)``.
     public var timeout: TimeInterval
     /// Query items added to the URL, after any it has already; percent-encoded like
     /// ``URLBuilder``'s (RFC 3986: a `+` is sent as `%2B`, a space as `%20`). Usually filled by
