@@ -19,7 +19,10 @@ extension Network {
     ///   - request: What to send and how to read the answer.
     ///   - timeout: How long to wait in all, time in the queue included; when it passes the
     ///     request is cancelled and the result is ``NetworkError/timedOut(_:)``. `nil` (the default)
-    ///     waits as long as the request's own deadline allows.
+    ///     and `.infinity` wait as long as the request's own deadline allows. Any value is
+    ///     accepted: a negative one or NaN is taken as 0, and a wait that is over before the
+    ///     request starts (0, or too short to measure) returns ``NetworkError/timedOut(_:)`` without
+    ///     sending anything.
     ///   - progress: Progress events, on a private serial queue (never the callback queue).
     /// - Returns: The output, or the error.
     @preconcurrency

@@ -30,7 +30,8 @@ extension Network {
     ///   - request: What to send. Its `timeout` (60 s by default) bounds the whole transfer.
     ///   - handle: Where the body goes, from its current offset. Not closed.
     ///   - timeout: How long to wait in all, time in the queue included; when it passes the
-    ///     request is cancelled and the result is ``NetworkError/timedOut(_:)``.
+    ///     request is cancelled and the result is ``NetworkError/timedOut(_:)``. Any value is
+    ///     accepted, as for ``scheduleSynchronously(_:timeout:progress:)``.
     ///   - progress: Download progress, on a private serial queue.
     /// - Returns: The response head (status, headers, final URL; empty body), or the error.
     @preconcurrency
@@ -109,11 +110,13 @@ extension Network {
             return .failure(request.convertError(.wouldDeadlock(reason), response: nil))
         }
         if cancellation?.isCancelled == true { return .failure(request.convertError(.cancelled, response: nil)) }
+        let wait = WaitDeadline(timeout)
+        if wait.hasPassed { return .failure(request.convertError(.timedOut(TimeoutExceeded(kind: .blockingCall, seconds: timeout)), response: nil)) }
+        let deadline = wait.time
         let buffer = StreamBuffer()
         let task = core.stream(request, into: buffer, progress: progress)
         let held = cancellation?.hold(task)
         defer { cancellation?.release(held) }
-        let deadline: DispatchTime = timeout.map { .now() + max(0, $0) } ?? .distantFuture
         let ready = DispatchSemaphore(value: 0)
         // The request is being ended by this loop (deadline, or a closure threw): what is still
         // in the buffer is not delivered.

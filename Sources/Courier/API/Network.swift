@@ -38,10 +38,12 @@ public final class Network: Sendable {
     ///
     /// - Parameters:
     ///   - configuration: The session configuration (copied). <doc:Engines> lists which of its
-    ///     properties each engine honours.
+    ///     properties each engine honours. Its numbers may take any value: on URLSession, a
+    ///     `timeoutIntervalForRequest` that is not a number or is over a week is taken as a week
+    ///     (FoundationNetworking would trap on it); on curl, any that is not positive is no limit.
     ///   - callbackQueue: Default queue for completion and progress handlers.
     ///   - maximumConcurrentRequests: How many requests may be in flight at once (at least 1);
-    ///     the rest wait in FIFO order.
+    ///     the rest wait in FIFO order. Any `Int` is accepted: 0 and below are taken as 1.
     ///   - engine: What carries the requests: libcurl on Linux and URLSession on Apple platforms
     ///     by default (see ``Engine``); ``engine`` tells which one is in use.
     ///   - tls: TLS settings (extra certificate authorities, pinned keys, a client certificate,
@@ -87,8 +89,9 @@ public final class Network: Sendable {
         core.shutDownWhenIdle()
     }
 
-    /// How many requests may be in flight at once (at least 1). Thread-safe; a change applies at
-    /// once to the requests still waiting (raising it starts more of them right away).
+    /// How many requests may be in flight at once (at least 1: 0 and below, `Int.min` included,
+    /// are taken as 1; `Int.max` is no limit). Thread-safe; a change applies at once to the
+    /// requests still waiting (raising it starts more of them right away).
     public var maximumConcurrentRequests: Int {
         get { core.requestQueue.limit }
         set { core.requestQueue.limit = newValue }
@@ -151,8 +154,8 @@ public final class Network: Sendable {
 
     /// The largest body, in bytes, an in-memory request accepts; a larger one fails with
     /// ``NetworkError/responseTooLarge(_:)`` as soon as it is announced or reached, instead of
-    /// exhausting memory. Downloads to disk are not limited. Default: 100 MB. Thread-safe;
-    /// applies to requests scheduled afterwards.
+    /// exhausting memory. Downloads to disk are not limited. Default: 100 MB. A negative value is
+    /// taken as 0 (only empty bodies pass). Thread-safe; applies to requests scheduled afterwards.
     public var maximumResponseSize: Int64 {
         get { core.maximumResponseSize.withLock { $0 } }
         set { core.maximumResponseSize.withLock { $0 = max(0, newValue) } }
@@ -169,8 +172,8 @@ public final class Network: Sendable {
     }
 
     /// How many redirects a request follows before failing with
-    /// ``NetworkError/tooManyRedirects(_:)``. Default: 10. Thread-safe; applies to requests
-    /// scheduled afterwards.
+    /// ``NetworkError/tooManyRedirects(_:)``. Default: 10. A negative value is taken as 0 (no
+    /// redirect is followed). Thread-safe; applies to requests scheduled afterwards.
     ///
     /// Any limit holds on both engines, above 20 too: FoundationNetworking stops a task at its
     /// 21st redirect, so the URLSession engine follows every 20th redirect with a new task.

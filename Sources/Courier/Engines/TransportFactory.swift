@@ -23,7 +23,7 @@ extension Network.Engine {
             let unsupported = tls.isCustomized ? TLSOptions.unsupportedByURLSession
                 : unusable ?? (connection.isCustomized ? ConnectionOptions.unsupportedByURLSession : nil)
             // URLSession would choose cookies wrongly: Courier takes them over (SessionCookies).
-            let (configuration, cookies) = SessionCookies.takeOver(configuration)
+            let (configuration, cookies) = SessionCookies.takeOver(RequestTimeout.takeable(configuration))
             return NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
                                unsupportedSetting: unsupported, workQueue: workQueue) { registry, delegateQueue in
                 URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry),

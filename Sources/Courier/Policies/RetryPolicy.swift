@@ -13,17 +13,24 @@ import FoundationNetworking
 /// network.retryPolicy = .none                                 // never retry
 /// ```
 public struct RetryPolicy: Sendable, Hashable {
-    /// Total attempts, the first included: `3` means one try and at most two retries. At least 1.
+    /// Total attempts, the first included: `3` means one try and at most two retries. At least 1
+    /// (0 and below are taken as 1), and never more than ``absoluteAttemptLimit``.
     public var maxAttempts: Int {
         didSet { maxAttempts = max(1, maxAttempts) }
     }
     /// The backoff before retry *n* (1-based) is drawn uniformly from
     /// `0 ... min(maximumDelay, baseDelay × 2^(n-1))` ("full jitter"). In seconds.
+    ///
+    /// Any value is accepted. When that ceiling is negative or zero, or either delay is not a
+    /// number, retries follow at once; when it is infinite, it is taken as `.greatestFiniteMagnitude` (a wait so
+    /// long that the request's deadline ends it first, if it has one).
     public var baseDelay: TimeInterval
-    /// The cap of the exponential backoff, in seconds.
+    /// The cap of the exponential backoff, in seconds. Any value is accepted, as for
+    /// ``baseDelay``.
     public var maximumDelay: TimeInterval
     /// A server's `Retry-After` (seconds or an HTTP date) is honoured up to this many seconds;
-    /// a longer one ends the retries and reports the response.
+    /// a longer one ends the retries and reports the response. Negative or not a number: every
+    /// response with a `Retry-After` is reported, never retried.
     public var maximumRetryAfter: TimeInterval
     /// Whether requests whose method is not idempotent (`POST`, `PATCH`) are retried too.
     public var retriesNonIdempotentRequests: Bool
@@ -75,7 +82,8 @@ public struct RetryPolicy: Sendable, Hashable {
     /// How long to wait before the next attempt, or `nil` not to retry.
     ///
     /// - Parameters:
-    ///   - attempts: Attempts made so far (the one that just failed included).
+    ///   - attempts: Attempts made so far (the one that just failed included). Any `Int`:
+    ///     below 1 counts as 1.
     ///   - method: The request's method; non-idempotent ones are retried only when allowed.
     ///   - error: Why the attempt failed.
     ///   - now: The current time, for `Retry-After` dates.
@@ -123,10 +131,15 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// Full jitter: uniform in `0 ... min(maximumDelay, baseDelay × 2^(attempts-1))`.
     private func backoff(afterAttempt attempts: Int, random: (ClosedRange<Double>) -> Double) -> TimeInterval {
-        let exponent = Double(max(0, attempts - 1))
-        let ceiling = min(maximumDelay, baseDelay * pow(2, exponent))
+        // Not `attempts - 1`: that traps for `Int.min`.
+        let exponent = attempts > 1 ? Double(attempts) - 1 : 0
+        let grown = baseDelay * pow(2, exponent)
+        // Not a number (either delay; `min` would keep the other), zero or negative: no wait.
+        guard !grown.isNaN, !maximumDelay.isNaN else { return 0 }
+        let ceiling = min(maximumDelay, grown)
         guard ceiling > 0 else { return 0 }
-        return random(0...ceiling)
+        // `Double.random(in:)` traps on an infinite range.
+        return random(0...min(ceiling, .greatestFiniteMagnitude))
     }
 }
 

@@ -55,7 +55,11 @@ public protocol NetworkRequest: HPNetworkRequestMembers, Sendable {
     /// waits in the queue). Courier enforces it with its own timer, because URLSession's resource
     /// timeout is not enforced on Linux. `.infinity` means no deadline, `0` an immediate one; a
     /// negative value or NaN fails the request with ``NetworkError/invalidRequest(_:)``. Any
-    /// finite value works (URLSession is handed at most a week as its idle timeout). Default: 60.
+    /// finite value works (URLSession is handed at most a week as its idle timeout), however
+    /// small: it is counted in nanoseconds, rounded up, never taken as "none". A deadline that
+    /// has passed when an attempt is about to start (`0`, `1e-9`) ends the request with
+    /// ``NetworkError/timedOut(_:)`` before anything is sent, and so does one that passes before the
+    /// answer is complete, even if the answer comes before the deadline's timer fires. Default: 60.
     var timeout: TimeInterval { get }
     /// How failed attempts of this request are retried; `nil` (the default) uses the Network's
     /// ``Network/retryPolicy``.

@@ -20,7 +20,8 @@ public struct Request<Output: Sendable>: NetworkRequest {
     public var body: RequestBody?
     /// Credentials for the `Authorization` header.
     public var authentication: Authentication?
-    /// The overall deadline in seconds.
+    /// The overall deadline in seconds (see ``NetworkRequest/timeout``): any value is accepted;
+    /// a negative one or NaN fails the request with ``NetworkError/invalidRequest(_:)``.
     public var timeout: TimeInterval
     /// Query items added to the URL, after any it has already; percent-encoded like
     /// ``URLBuilder``'s (RFC 3986: a `+` is sent as `%2B`, a space as `%20`). Usually filled by
@@ -42,6 +43,10 @@ public struct Request<Output: Sendable>: NetworkRequest {
     /// The accepted statuses as a range: setting it replaces ``acceptedStatusCodes`` with the
     /// range's codes; reading it gives the smallest range holding them all.
     ///
+    /// Any range is accepted: only its codes from 0 to 999 are kept (a status has three digits;
+    /// a set of every `Int` would not fit in memory). A set holding `Int.max`, which no range
+    /// can end after, reads as a range ending at `Int.max`.
+    ///
     /// ```swift
     /// var request = Request<Data>.get(url)
     /// request.acceptableStatusCodes = 200..<400   // redirects and 304 count as success too
@@ -49,9 +54,10 @@ public struct Request<Output: Sendable>: NetworkRequest {
     public var acceptableStatusCodes: Range<Int> {
         get {
             guard let lowest = acceptedStatusCodes.min(), let highest = acceptedStatusCodes.max() else { return 0..<0 }
-            return lowest..<(highest + 1)
+            // `highest + 1` traps for `Int.max`.
+            return lowest..<(highest == .max ? .max : highest + 1)
         }
-        set { acceptedStatusCodes = Set(newValue) }
+        set { acceptedStatusCodes = Set(newValue.clamped(to: ResponseValidation.possibleStatusCodes)) }
     }
     /// The media types accepted (`application/json`, `text/*`, `*/*`), or `nil` for any; see
     /// ``NetworkRequest/acceptedContentTypes``. Another type fails with

@@ -23,6 +23,29 @@ enum RequestTimeout {
         if timeout < 0 { throw .invalidRequest("the timeout \(timeout) is negative (use .infinity for no deadline)") }
     }
 
+    /// When a deadline of `timeout` seconds counted from `now` passes, in `DispatchTime` uptime
+    /// nanoseconds, or `nil` for none (`.infinity`, or so far off, about 290 years, that the sum
+    /// would overflow). Rounded up to the next nanosecond: a positive deadline, however small
+    /// (`.leastNonzeroMagnitude`), is never 0, and is past by the time anything is sent.
+    static func deadline(after timeout: TimeInterval, from now: UInt64) -> UInt64? {
+        guard timeout.isFinite, timeout >= 0, timeout < 9e9 else { return nil }
+        let (due, overflow) = now.addingReportingOverflow(UInt64((timeout * 1e9).rounded(.up)))
+        return overflow ? nil : due
+    }
+
+    /// `configuration`, or a copy of it whose `timeoutIntervalForRequest` FoundationNetworking can
+    /// take: it turns that into whole milliseconds in an `Int` for every request, whatever the
+    /// request's own `timeoutInterval`, and traps when it does not fit (measured: `.infinity`,
+    /// `.nan`, `-.infinity`, `1e16` and `1e300` crash the process; `-1`, `0` and `1e13` work).
+    /// A value that is not a number or longer than ``transportLimit`` either way becomes
+    /// ``transportLimit``: Courier's own deadline is the real one.
+    static func takeable(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        guard !(configuration.timeoutIntervalForRequest.magnitude <= transportLimit),
+              let copy = configuration.copy() as? URLSessionConfiguration else { return configuration }
+        copy.timeoutIntervalForRequest = transportLimit
+        return copy
+    }
+
     /// URLSession's idle timeout for a deadline, or `nil` to keep URLSession's default (for no
     /// deadline, or none that makes sense). FoundationNetworking truncates it to whole seconds
     /// (0.3 would be an immediate timeout), so it is rounded up plus a second: a backstop for

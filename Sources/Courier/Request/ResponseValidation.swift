@@ -4,6 +4,8 @@ import Foundation
 enum ResponseValidation {
     /// `200..<300`, built once: the default of every request.
     static let successStatusCodes = Set(200..<300)
+    /// Every status a response can carry, and more: three digits at most.
+    static let possibleStatusCodes = 0..<1000
 
     /// Throws ``NetworkError/httpStatus(_:)`` for a status outside `statusCodes`, then
     /// ``NetworkError/unexpectedContentType(expected:response:)`` for a media type matching none

@@ -17,7 +17,8 @@ public struct URLBuilder: Sendable, Hashable {
     public var scheme: String
     /// The host name or address.
     public var host: String
-    /// An explicit port, or `nil` for the scheme's default.
+    /// An explicit port, or `nil` for the scheme's default. Any `Int` may be set; one outside
+    /// `0...65535` makes ``build()`` throw ``NetworkError/invalidURL(_:)``.
     public var port: Int?
     /// The path components, unencoded.
     public var pathComponents: [String]
@@ -70,12 +71,19 @@ public struct URLBuilder: Sendable, Hashable {
     }
 
     /// Adds a number with exactly `digits` fractional digits, always with a `.` separator
-    /// whatever the locale (e.g. `48.12312` for `digits: 5`).
+    /// whatever the locale (e.g. `48.12312` for `digits: 5`). Any `Int` is accepted: below 0 is
+    /// taken as 0, above 1074 as 1074 (the most a `Double` has: beyond, only zeros would follow).
+    /// Infinities and NaN are written `inf`, `-inf` and `nan`.
     public func addingQueryItem(name: String, value: Double, digits: Int) -> URLBuilder {
         var copy = self
-        copy.queryItems.append(QueryItem(name: name, value: String(format: "%.\(max(0, digits))f", value)))
+        // Clamped: `%.<huge>f` would ask the formatter for gigabytes of zeros.
+        let digits = min(max(0, digits), Self.maximumFractionDigits)
+        copy.queryItems.append(QueryItem(name: name, value: String(format: "%.\(digits)f", value)))
         return copy
     }
+
+    /// The fractional digits of the least positive `Double` (`0x1p-1074`), written out exactly.
+    static let maximumFractionDigits = 1074
 
     /// Adds the query items of an `Encodable` value, encoded by `encoder` (see
     /// ``URLQueryEncoder`` for the rules: nested values as `a[b]=1`, arrays as
@@ -117,6 +125,8 @@ public struct URLBuilder: Sendable, Hashable {
     public func build() throws -> URL {
         guard !host.isEmpty else { throw NetworkError.invalidURL("URLBuilder: the host is empty") }
         guard !scheme.isEmpty else { throw NetworkError.invalidURL("URLBuilder: the scheme is empty") }
+        // Checked here: Foundation's URLComponents traps on a negative port.
+        if let port, !(0...65_535).contains(port) { throw NetworkError.invalidURL("URLBuilder: the port \(port) is not in 0...65535") }
         var components = URLComponents()
         components.scheme = scheme
         components.host = host

@@ -57,6 +57,17 @@ public struct Response<Output> {
     /// let remaining = page.headers["X-RateLimit-Remaining"].flatMap(Int.init)
     /// ```
     public var headers: HTTPHeaders { response.headers }
+
+    /// How the response came: the phases of its transfer, the connection, the bytes on the wire
+    /// (see ``TransferMetrics``); the same as ``HTTPResponse/metrics`` of ``response``. Filled for
+    /// every request that went over the network, on each engine as far as it measures (see
+    /// <doc:Wire>); `nil` for a response made by hand or by a stub.
+    ///
+    /// ```swift
+    /// let page = try await network.response(for: Request<Data>.get(url).withResponse())
+    /// print(page.metrics?.total ?? .nan, "s,", page.metrics?.bytesReceived ?? 0, "bytes on the wire")
+    /// ```
+    public var metrics: TransferMetrics? { response.metrics }
 }
 
 extension Response: Sendable where Output: Sendable {}

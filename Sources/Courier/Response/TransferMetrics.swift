@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// let page = try await network.response(for: Request<Data>.get(url).withResponse())
-/// if let metrics = page.response.metrics {
+/// if let metrics = page.metrics {   // page.response.metrics
 ///     print(metrics.httpVersion ?? .unknown, metrics.remoteAddress ?? "?", metrics.reusedConnection == true ? "reused" : "new")
 ///     print("first byte after", metrics.firstByte ?? .nan, "s, done after", metrics.total, "s")
 /// }

@@ -62,7 +62,8 @@ public struct TransferProgress: Sendable, Hashable {
     /// `completedBytes / totalBytes` in `0...1`, or `nil` when the total is unknown.
     public var fractionCompleted: Double? {
         guard let totalBytes, totalBytes > 0 else { return totalBytes == 0 ? 1 : nil }
-        return min(1, Double(completedBytes) / Double(totalBytes))
+        // Clamped both ways: the values may be made by hand, a negative count included.
+        return min(1, max(0, Double(completedBytes) / Double(totalBytes)))
     }
 }
 

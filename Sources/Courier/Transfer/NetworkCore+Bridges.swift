@@ -26,13 +26,15 @@ extension NetworkCore {
             return .failure(failure(.wouldDeadlock(reason)))
         }
         if cancellation?.isCancelled == true { return .failure(failure(.cancelled)) }
+        let deadline = WaitDeadline(timeout)
+        if deadline.hasPassed { return .failure(failure(.timedOut(TimeoutExceeded(kind: .blockingCall, seconds: timeout)))) }
         let driver = transport.makeCallerDriver()
         defer { driver?.finish() }
         let outcome = BlockingResult<Output>(driver: driver)
         let task = start(driver.map { .driven($0) } ?? .immediate) { outcome.set($0) }
         let held = cancellation?.hold(task)
         defer { cancellation?.release(held) }
-        return outcome.wait(timeout: timeout) {
+        return outcome.wait(until: deadline.time) {
             // The wait ran out: end the transfer; its (now failed) completion fills the outcome.
             task.transfer.end(with: .timedOut(TimeoutExceeded(kind: .blockingCall, seconds: timeout)))
         }
@@ -85,12 +87,11 @@ final class BlockingResult<Output>: Sendable {
         driver?.wake()
     }
 
-    /// Waits for the result; if `timeout` passes first, runs `onTimeout` (which must lead to
+    /// Waits for the result; if `deadline` passes first, runs `onTimeout` (which must lead to
     /// ``set(_:)`` being called) and waits for that. With a driver, the waiting thread runs the
     /// transfer meanwhile, until the result is in or the deadline passes; the latch still
     /// decides which, as it does without one.
-    func wait(timeout: TimeInterval?, onTimeout: () -> Void) -> Result<Output, any Error> {
-        let deadline: DispatchTime = timeout.map { .now() + max(0, $0) } ?? .distantFuture
+    func wait(until deadline: DispatchTime, onTimeout: () -> Void) -> Result<Output, any Error> {
         let latch = self.latch
         driver?.drive(until: deadline) { latch.isOpen }
         if !latch.wait(until: deadline) {
@@ -103,6 +104,22 @@ final class BlockingResult<Output>: Sendable {
         // set(_:) stored a value before opening the latch, whose mutex orders the two.
         return value!
     }
+}
+
+/// When a blocking call's `timeout` runs out (``Network/scheduleSynchronously(_:timeout:progress:)``
+/// and the other blocking calls): any value is taken, a negative one or NaN as 0; `nil` and
+/// `.infinity` never. Dispatch clamps the sum, so a huge one never overflows.
+struct WaitDeadline {
+    let time: DispatchTime
+
+    init(_ timeout: TimeInterval?) {
+        // `max(0, .nan)` is 0.
+        time = timeout.map { .now() + max(0, $0) } ?? .distantFuture
+    }
+
+    /// Whether the wait is over already: then the call returns ``NetworkError/timedOut(_:)`` without
+    /// starting the request, rather than start it and cancel it in a race with its answer.
+    var hasPassed: Bool { time != .distantFuture && DispatchTime.now() >= time }
 }
 
 /// Links a Swift `Task`'s cancellation to a ``NetworkTask`` that may not exist yet when the

@@ -59,8 +59,13 @@ final class TimerQueue: Sendable {
         let now = DispatchTime.now().uptimeNanoseconds
         // Beyond ~290 years the sum would overflow: such a deadline is never due.
         guard interval < 9e9 else { return nil }
-        let due = now &+ UInt64(interval * 1e9)
-        return state.withLock { state -> Token in
+        return schedule(atUptime: now &+ UInt64(interval * 1e9), action)
+    }
+
+    /// Runs `action` on the queue once `DispatchTime`'s uptime reaches `due` nanoseconds (at
+    /// once if it has), unless cancelled first.
+    func schedule(atUptime due: UInt64, _ action: @escaping @Sendable () -> Void) -> Token? {
+        state.withLock { state -> Token in
             state.nextID += 1
             let id = state.nextID
             state.actions[id] = Action(run: action)

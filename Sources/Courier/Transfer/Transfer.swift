@@ -108,12 +108,24 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     func start() -> Bool {
         let action = event { state in
             let action = state.lifecycle.slotGranted()
-            if case .makeTask = action { state.clock = AttemptClock() }
+            if case .makeTask = action {
+                state.clock = AttemptClock()
+                // The deadline runs from the first attempt's start and covers every attempt.
+                if !state.deadlineFixed {
+                    state.deadlineFixed = true
+                    state.deadlineAt = RequestTimeout.deadline(after: timeout, from: DispatchTime.now().uptimeNanoseconds)
+                }
+            }
             return action
         }
         if case .releaseSlot = action { return false }
         perform(action)
         return true
+    }
+
+    /// The request's own deadline (``NetworkRequest/timeout``) has passed.
+    private var deadlinePassed: NetworkError {
+        .timedOut(TimeoutExceeded(kind: .requestDeadline, seconds: timeout))
     }
 
     func end(with error: NetworkError) {
@@ -203,7 +215,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     func didComplete(_ outcome: TransportOutcome, metrics reported: TransferMetrics?) {
-        let clock = state.withLock { $0.clock }
+        // The deadline timer fires a little late (its leeway, a busy queue); an answer that came
+        // after the deadline all the same is not one: the transfer ends as the timer would have
+        // ended it (the ending then finds the task over, and its slot goes back at once).
+        let (clock, due) = state.withLock { ($0.clock, $0.deadlineAt) }
+        if let due, DispatchTime.now().uptimeNanoseconds >= due { end(with: deadlinePassed) }
         var error = outcome.error
         let failed = error != nil
         let redirectLimitHit: HTTPResponse?
@@ -371,7 +387,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             core.requestQueue.release()
             let context = self.context(attempt: attempt, url: state.withLock { $0.lifecycle.request?.url })
             settings.observers.forEach { $0.didRetry(after: error, delay: delay, context: context) }
-            let timer = makeTimer(after: delay, for: .backoff)
+            let timer = makeBackoffTimer(after: delay)
             let armed = state.withLock { state -> Bool in
                 guard case .backingOff = state.lifecycle.phase else { return false }
                 state.backoff = timer
@@ -391,6 +407,12 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// Makes, registers and (through the lifecycle) resumes the transport task for `request`,
     /// with the cookies the session holds for it now (see ``SessionCookies``).
     private func makeTask(for request: URLRequest) {
+        // A deadline already past sends nothing: not even a connection is opened. (The timer
+        // alone would race the transport, which may answer first on a fast network.)
+        if deadlineHasPassed {
+            end(with: deadlinePassed)
+            return
+        }
         var request = request
         if let cookies = core.sessionCookies { request = cookies.applying(to: request) }
         if let problem = MethodBodyCheck.problem(in: request, uploadsFromFile: body.uploadsFromFile,
@@ -418,8 +440,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             if measures, state.clock.started == nil { state.clock.started = .now() }
             state.sending = request
             let action = state.lifecycle.taskCreated(task)
-            if case .resume(_, armDeadline: true) = action {
-                state.deadline = makeTimer(after: timeout, for: .deadline)
+            if case .resume(_, armDeadline: true) = action, let due = state.deadlineAt {
+                state.deadline = makeDeadlineTimer(at: due)
             }
             return action
         })
@@ -477,23 +499,29 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         for observer in observers { tell(observer, context) }
     }
 
-    /// What a timer of this transfer is for.
-    private enum TimerPurpose { case deadline, backoff }
+    /// Whether the request's deadline (``NetworkRequest/timeout``) has passed: `false` before the
+    /// first attempt started, and without a deadline.
+    private var deadlineHasPassed: Bool {
+        guard let due = state.withLock({ $0.deadlineAt }) else { return false }
+        return DispatchTime.now().uptimeNanoseconds >= due
+    }
 
-    /// A one-shot timer on the Network's timer queue; `nil` for an infinite (or invalid) interval.
+    /// The deadline's and the backoff's timers: one-shot, on the Network's timer queue; `nil`
+    /// when never due.
     ///
-    /// The action holds the transfer strongly, and that keeps it no longer than the registry
+    /// Each action holds the transfer strongly, and that keeps it no longer than the registry
     /// does: every ending cancels both timers in the same critical section (``event(_:)``), which
     /// drops the action, and a timer that fires drops it too. (A weak reference gave every
-    /// transfer a side table: one allocation a request.)
-    private func makeTimer(after interval: TimeInterval, for purpose: TimerPurpose) -> TimerQueue.Token? {
-        // One closure per purpose, each capturing `self` alone: Swift then uses the object itself
-        // as the closure's context, where a captured closure beside it cost an allocation a request.
-        switch purpose {
-        case .deadline:
-            core.timers.schedule(after: interval) { [self] in end(with: .timedOut(TimeoutExceeded(kind: .requestDeadline, seconds: timeout))) }
-        case .backoff: core.timers.schedule(after: interval) { [self] in handle { $0.backoffElapsed() } }
-        }
+    /// transfer a side table: one allocation a request.) Each closure captures `self` alone:
+    /// Swift then uses the object itself as the closure's context, where a captured closure
+    /// beside it cost an allocation a request.
+    private func makeDeadlineTimer(at due: UInt64) -> TimerQueue.Token? {
+        core.timers.schedule(atUptime: due) { [self] in end(with: deadlinePassed) }
+    }
+
+    /// The backoff's timer (see ``makeDeadlineTimer(at:)``).
+    private func makeBackoffTimer(after interval: TimeInterval) -> TimerQueue.Token? {
+        core.timers.schedule(after: interval) { [self] in handle { $0.backoffElapsed() } }
     }
 }
 
@@ -503,6 +531,10 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
 private struct TransferState {
     var lifecycle = TransferLifecycle<any TransportTask>()
     var deadline: TimerQueue.Token?
+    /// When the request's deadline passes, in `DispatchTime` uptime nanoseconds; `nil` for none
+    /// (see ``RequestTimeout/deadline(after:from:)``). Fixed when the first attempt starts.
+    var deadlineAt: UInt64?
+    var deadlineFixed = false
     var backoff: TimerQueue.Token?
     /// The request the current task sends, as the observers' `willSend` sees it (cookies included).
     var sending: URLRequest?

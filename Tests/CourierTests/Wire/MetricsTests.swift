@@ -62,6 +62,29 @@ final class MetricsTests: XCTestCase {
         }
     }
 
+    func testAWithResponseOutputCarriesItsResponsesMetrics() throws {
+        let server = try makeServer()
+        server.route("/hello") { _, writer in writer.respond(status: 200, text: "hello") }
+        let network = makeNetwork()
+        let started = Date()
+        let page = try XCTUnwrap(result(of: Request<Data>.get(server.url("/hello")).withResponse(), on: network)).get()
+        let elapsed = Date().timeIntervalSince(started)
+        let metrics = try XCTUnwrap(page.metrics, "a request that went over the network is measured")
+        XCTAssertEqual(metrics, page.response.metrics, "the response's own metrics")
+        XCTAssertEqual(metrics.phase, .complete)
+        XCTAssertGreaterThan(metrics.total, 0)
+        XCTAssertLessThanOrEqual(metrics.total, elapsed, "no longer than the call took")
+        let firstByte = try XCTUnwrap(metrics.firstByte)
+        XCTAssertLessThanOrEqual(firstByte, metrics.total)
+        if network.engine == .curl {
+            assertTimelineInOrder(metrics)
+            XCTAssertEqual(metrics.remoteAddress, "127.0.0.1")
+            XCTAssertEqual(metrics.remotePort, server.port)
+            XCTAssertEqual(metrics.bytesReceived, 5)
+        }
+        XCTAssertNil(Response(value: Data(), response: HTTPResponse(statusCode: 200)).metrics, "one made by hand has none")
+    }
+
     func testMetricsTakeNoPartInEqualityOrHashing() {
         let url = URL(string: "http://example.test/x")
         let plain = HTTPResponse(statusCode: 200, headers: ["A": "1"], url: url, body: Data("x".utf8))

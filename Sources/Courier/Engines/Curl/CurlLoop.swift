@@ -90,7 +90,8 @@ final class CurlLoop: @unchecked Sendable {
             }
         }
         if maximumConnectionsPerHost > 0, refused == nil {
-            let code = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), maximumConnectionsPerHost)
+            // Kept to `Int32.max`, as the cache size above: any `Int` may come from the configuration.
+            let code = ccurl_multi_setopt_long(multi, Int32(CCURLMOPT_MAX_HOST_CONNECTIONS), min(maximumConnectionsPerHost, Int(Int32.max)))
             if code != 0 {
                 // A CURLMcode, not a CURLcode: reported as libcurl's "unknown option" with the real code in the text.
                 refused = CurlTask.ConfigurationFailure(code: Int32(CCURLE_UNKNOWN_OPTION),
@@ -115,8 +116,12 @@ final class CurlLoop: @unchecked Sendable {
     /// transfers in its multi handle *at the moment* one ends: between requests that is a few,
     /// and each end then closed an idle connection (measured: 32 HTTP/1.1 requests in flight
     /// went over 36 to 56 connections in 5,000 requests, 8 in flight over 34).
+    ///
+    /// `concurrentRequests` is whatever the caller gave `Network.init`: any `Int`. The product is
+    /// kept to `Int32.max` (plain `4 * Int.min` trapped, and libcurl 8 refuses a count beyond
+    /// `UINT_MAX`, which would fail every request).
     static func connectionCacheSize(forConcurrentRequests concurrentRequests: Int) -> Int {
-        max(64, 4 * concurrentRequests)
+        max(64, 4 * min(max(1, concurrentRequests), Int(Int32.max) / 4))
     }
 
     /// Whether the calling thread is a curl loop thread, or a blocking caller's while it drives its loop.

@@ -134,7 +134,8 @@ enum CurlRequestOptions {
         let idle = limits.idleMilliseconds.map { Double($0) / 1000 } ?? 0
         func limit(_ seconds: Double) -> Double { seconds.isFinite && seconds > 0 ? seconds : .infinity }
         let connect = min(limit(settings.connectTimeout), limit(idle))
-        if connect.isFinite { set(Int32(CCURLOPT_CONNECTTIMEOUT_MS), Int(min(connect, 86_400) * 1000)) }
+        // Rounded up: a positive limit under a millisecond must not become 0, libcurl's "none".
+        if connect.isFinite { set(Int32(CCURLOPT_CONNECTTIMEOUT_MS), Int((min(connect, 86_400) * 1000).rounded(.up))) }
         if idle.isFinite, idle > 0 {
             set(Int32(CCURLOPT_LOW_SPEED_LIMIT), 1)
             set(Int32(CCURLOPT_LOW_SPEED_TIME), Int(min(idle.rounded(.up), 86_400)))
