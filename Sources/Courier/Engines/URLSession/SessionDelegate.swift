@@ -46,7 +46,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// transfer sees the ``NetworkError`` it means.
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let headReceived = headsReceived.withLock { $0.remove(ObjectIdentifier(task)) != nil }
-        let outcome = URLSessionFailure.outcome(of: error, headReceived: headReceived)
+        let outcome = URLSessionFailure.outcome(of: error, headReceived: headReceived, request: error == nil ? nil : task.currentRequest)
         #if canImport(FoundationNetworking)
         // FoundationNetworking collects no metrics: the transfer times what it can itself.
         registry.complete(task, outcome: outcome, metrics: nil)

@@ -47,13 +47,29 @@ import FoundationNetworking
 enum URLSessionFailure {
     /// How a task ended, from what URLSession reported: `error` (`nil` for success) and whether
     /// a response head had come (libcurl's "out of memory" before one is a head line too long).
-    static func outcome(of error: (any Error)?, headReceived: Bool) -> TransportOutcome {
+    /// `request` is the task's: FoundationNetworking's errors often lack the URL, and its idle
+    /// timeout's says neither where nor how long; both are filled in from it.
+    static func outcome(of error: (any Error)?, headReceived: Bool, request: URLRequest? = nil) -> TransportOutcome {
         guard let error else { return .completed }
-        guard let urlError = error as? URLError else {
+        guard var urlError = error as? URLError else {
             return .failed(.transport(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error])))
         }
+        if let request { urlError = located(urlError, by: request) }
         if !headReceived, let oversized = oversizedHead(urlError) { return .failed(oversized) }
         return .failed(classify(urlError))
+    }
+
+    /// `error` with the request's URL where it names none, and, for URLSession's idle timeout,
+    /// the limit that passed.
+    private static func located(_ error: URLError, by request: URLRequest) -> URLError {
+        var userInfo = error.userInfo
+        if error.failingURL == nil, let url = request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        if error.code == .timedOut {
+            let seconds = request.timeoutInterval
+            userInfo[NSLocalizedDescriptionKey] = "no byte for \(seconds == seconds.rounded() && abs(seconds) < 1e15 ? "\(Int64(seconds))" : "\(seconds)") s, "
+                + "URLSession's idle timeout (the request's timeoutInterval)"
+        }
+        return URLError(error.code, userInfo: userInfo)
     }
 
     /// A head larger than libcurl reads, which FoundationNetworking reports as `-1` with
