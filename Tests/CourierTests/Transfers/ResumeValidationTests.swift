@@ -257,4 +257,38 @@ final class ResumeValidationTests: XCTestCase {
         XCTAssertTrue(try Data(contentsOf: destination) == content)
         XCTAssertEqual(server.receivedRequests.last?.header("Range"), "bytes=400000-", "the lock went with the first download's end")
     }
+
+    func testADownloadStartedRightAfterACancelWaitsForTheCloseAndResumes() throws {
+        let server = try makeServer()
+        let content = first
+        let release = Gate()
+        addTeardownBlock { release.open() }
+        let requests = Box<Int>(0)
+        // The first request pauses after 400,000 bytes; later ones are served, ranges honoured.
+        server.route("/paused") { request, writer in
+            requests.mutate { $0! += 1 }
+            guard requests.value == 1 else { return writer.serve(content, etag: "\"p\"", request: request) }
+            writer.writeHead(status: 200, headers: [("ETag", "\"p\""), ("Content-Length", "\(content.count)")])
+            writer.write(content.prefix(400_000))
+            release.wait(timeout: 60)
+        }
+        let folder = try makeTemporaryDirectory()
+        let destination = folder.appendingPathComponent("paused.bin")
+        let request = Request<Data>.get(server.url("/paused"))
+        let writing = DispatchSemaphore(value: 0)
+        let signalled = Box<Bool>(false)
+        let task = makeNetwork().download(request, to: destination) { progress in
+            if progress.completedBytes >= 400_000, signalled.value == false {
+                signalled.value = true
+                writing.signal()
+            }
+        } completion: { _ in }
+        XCTAssertEqual(writing.wait(timeout: .now() + 30), .success)
+        // A "pause" and a "resume" at once: the first download's file is still being closed.
+        task.cancel()
+        let result = makeNetwork().downloadSynchronously(request, to: destination, timeout: 30)
+        XCTAssertEqual(try result.get(), destination.standardizedFileURL)
+        XCTAssertTrue(try Data(contentsOf: destination) == content)
+        XCTAssertEqual(server.receivedRequests.last?.header("Range").map { $0.hasPrefix("bytes=") }, true, "resumed, not started over")
+    }
 }

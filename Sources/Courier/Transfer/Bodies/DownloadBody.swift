@@ -236,12 +236,18 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     /// caller's thread (the flush may write a block, 128 KiB). On the default global queue, whose
     /// threads the callbacks already keep alive: a pool with no thread yet (`.userInitiated`, as
     /// this was) starts one inside `async`, and `cancel()` then took 0.2 ms, most of it `clone`.
+    ///
+    /// Until the file is closed, a new download of the same destination waits for it rather than
+    /// being refused as a second writer (``ClosingPartials``).
     func abandon(then deliver: @escaping @Sendable () -> Void) {
+        let path = files.partial.path
+        ClosingPartials.shared.begin(path)
         DispatchQueue.global().async { [self] in
             state.withLock { state in
                 state.abandoned = true
                 closePartial(&state)
             }
+            ClosingPartials.shared.end(path)
             deliver()
         }
     }

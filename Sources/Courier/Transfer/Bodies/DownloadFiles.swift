@@ -130,7 +130,9 @@ package struct DownloadFiles: Sendable {
             guard let file = PartialFile.openForResume(at: partial) else { return nil }
             guard file.tryLock() else {
                 try? file.close()
-                throw busyError
+                // An ended download of this process still closing it: wait for that, then look again.
+                guard ClosingPartials.shared.waitUntilClosed(partial.path, timeout: 10) else { throw busyError }
+                continue
             }
             if file.isStill(at: partial) { return file }
             try? file.close()
