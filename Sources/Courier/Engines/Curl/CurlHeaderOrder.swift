@@ -1,0 +1,42 @@
+/// Puts a request's header lines in the order the curl tool sends them.
+///
+/// libcurl writes `Host` first, then the lines it makes from its own options (`Authorization`
+/// from `CURLOPT_USERPWD`, `Range`, `User-Agent`, `Accept`, `Accept-Encoding`, `Referer`,
+/// `Cookie`, the time condition), then the custom list (`CURLOPT_HTTPHEADER`) in its order, and
+/// last, for a body, `Content-Length` and `Content-Type`. Courier hands every header over in
+/// the custom list — a request's fields are a dictionary, without an order — so libcurl's own
+/// `Accept` used to come before all of them and the rest in whatever order the dictionary gave.
+/// Ordering the list as curl's options would place those lines (and writing `Accept: */*`
+/// into it where libcurl would have added its own, so that it keeps its place after
+/// `User-Agent`) gives the bytes curl sends; the remaining fields keep the order they came in.
+enum CurlHeaderOrder {
+    /// The names libcurl writes from its own options, in its order; everything else comes after
+    /// them, and the body's `Content-Length` and `Content-Type` last.
+    private static let leading = [
+        "proxy-authorization", "authorization", "range", "user-agent", "accept", "te", "accept-encoding", "referer",
+        "cookie", "if-modified-since", "if-unmodified-since",
+    ]
+    private static let trailing = ["content-length", "content-type"]
+
+    /// Orders `fields` as above. `bodyLength` is the size of the body sent (nil without one):
+    /// its `Content-Length` goes into the list, before the `Content-Type`, where libcurl would
+    /// otherwise add its own after every custom line.
+    static func arrange(_ fields: inout [(name: String, value: String)], bodyLength: Int64?) {
+        if !fields.contains(where: { HTTPHeaders.namesMatch($0.name, "Accept") }) {
+            fields.append(("Accept", "*/*"))
+        }
+        if let bodyLength, !fields.contains(where: { HTTPHeaders.namesMatch($0.name, "Content-Length") }) {
+            fields.append(("Content-Length", String(bodyLength)))
+        }
+        func rank(_ name: String) -> Int {
+            let lower = name.lowercased()
+            if let index = leading.firstIndex(of: lower) { return index }
+            if let index = trailing.firstIndex(of: lower) { return leading.count + 1 + index }
+            return leading.count
+        }
+        // Sorted by rank, then by the order they came in (a stable sort, whatever the library's).
+        fields = fields.enumerated()
+            .sorted { (rank($0.element.name), $0.offset) < (rank($1.element.name), $1.offset) }
+            .map(\.element)
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import XCTest
+
+/// The request head's fields in the order curl sends them: `Host`, then the fields curl makes
+/// from its options (`Authorization`, `Range`, `User-Agent`, `Accept`, `Referer`, `Cookie`),
+/// then the `-H` ones, then the body's `Content-Length` and `Content-Type`. curl's test suite
+/// compares the request bytes, order included. The curl engine only: URLSession on Linux builds
+/// the head from a dictionary, in an order courier cannot choose.
+final class CLIHeaderOrderTests: CLITestCase {
+    private static let expected = ["Host", "Authorization", "User-Agent", "Accept", "Referer", "Cookie", "X-Extra",
+                                   "Content-Length", "Content-Type"]
+
+    func testTheCurlEngineSendsTheFieldsInCurlsOrder() throws {
+        let server = try makeServer().withStandardRoutes()
+        let arguments = ["-s", "-o", "/dev/null", "-u", "a:b", "-A", "agent", "-e", "http://referer/", "-b", "x=1",
+                         "-H", "X-Extra: 1", "-d", "abc", server.url("/echo").absoluteString]
+        let result = try start(["--engine", "curl"] + arguments).finish()
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(try lastRequest(to: "/echo", on: server).headers.map(\.name), Self.expected)
+        if let curl = try RealCurl.run(arguments) {
+            XCTAssertEqual(curl.status, 0, curl.stderrText)
+            XCTAssertEqual(try lastRequest(to: "/echo", on: server).headers.map(\.name), Self.expected, "curl's own order")
+        }
+    }
+
+    func testARangeGoesBeforeTheUserAgentAndTheDefaultUserAgentBeforeAccept() throws {
+        let server = try makeServer().withStandardRoutes()
+        let result = try start(["--engine", "curl", "-s", "-o", "/dev/null", "-r", "0-1", server.url("/hello").absoluteString]).finish()
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(try lastRequest(to: "/hello", on: server).headers.map(\.name), ["Host", "Range", "User-Agent", "Accept"])
+    }
+}
