@@ -102,9 +102,13 @@ enum Usage {
           -#, --progress-bar           the same as --progress
           -v, --verbose                request and response heads, redirects, retries and times on
                                        stderr, credentials redacted
+              --trace FILE             the exchange written to FILE in curl's trace format (hex and text)
+              --trace-ascii FILE       the same, as text only
+              --trace-time             each trace entry starts with the time
 
         TRANSFER
           -L, --location               follow redirects (none without it: the 3xx is the answer)
+          -g, --globoff                no URL globbing (courier has none: accepted, as curl takes it)
               --max-redirs N           with -L, follow at most N redirects (default 50; -1: no limit)
           -f, --fail                   exit 22 on HTTP status >= 400, writing nothing of the body
               --fail-with-body         exit 22 on HTTP status >= 400, the body written as usual

@@ -17,18 +17,19 @@ struct RequestCommand {
         let cookiesFromStrings = plan.transfers.first.flatMap { plan.cookies?.install(in: session.cookieStorage, for: $0.url) } ?? []
         let headerDump = plan.dumpHeader.map { HeaderDump($0, console: console) }
         let display = ProgressDisplay(labels: plan.transfers.map(label), style: progressStyle, console: console)
+        let trace = plan.trace.map { TraceFile(path: $0.path, style: $0.style, timed: $0.timed, console: console) }
 
         var exitCode: ExitCode
         if plan.jsonOutput, let transfer = plan.transfers.first {
-            exitCode = fetchJSON(transfer, session: session, display: display)
+            exitCode = fetchJSON(transfer, session: session, display: display, trace: trace)
         } else if plan.parallel, plan.transfers.count > 1 {
-            exitCode = runInParallel(session: session, headerDump: headerDump, display: display)
+            exitCode = runInParallel(session: session, headerDump: headerDump, display: display, trace: trace)
         } else {
             exitCode = .ok
             for transfer in plan.transfers where !session.interrupts.isInterrupted {
                 exitCode = TransferRun(plan: plan, transfer: transfer, network: session.network, console: console,
                                        interrupts: session.interrupts, headerDump: headerDump, display: display,
-                                       row: transfer.index).run()
+                                       row: transfer.index, trace: trace).run()
             }
         }
         display.close()
@@ -47,7 +48,7 @@ struct RequestCommand {
 
     /// `-Z`: up to `--parallel-max` worker threads, each with a network of its own (so that its
     /// observers see its transfer alone), taking the next URL until none is left.
-    private func runInParallel(session: Session, headerDump: HeaderDump?, display: ProgressDisplay) -> ExitCode {
+    private func runInParallel(session: Session, headerDump: HeaderDump?, display: ProgressDisplay, trace: TraceFile?) -> ExitCode {
         let results = Locked([ExitCode?](repeating: nil, count: plan.transfers.count))
         let next = Locked(0)
         let finished = DispatchGroup()
@@ -62,7 +63,7 @@ struct RequestCommand {
                     let transfer = plan.transfers[index]
                     let exitCode = TransferRun(plan: plan, transfer: transfer, network: network, console: console,
                                                interrupts: session.interrupts, headerDump: headerDump, display: display,
-                                               row: index).run()
+                                               row: index, trace: trace).run()
                     results.withLock { $0[index] = exitCode }
                 }
             }
@@ -83,7 +84,7 @@ struct RequestCommand {
 
     /// `--json-output`: the whole response, held (up to the library's in-memory limit), as one
     /// JSON object on stdout.
-    private func fetchJSON(_ transfer: TransferPlan, session: Session, display: ProgressDisplay) -> ExitCode {
+    private func fetchJSON(_ transfer: TransferPlan, session: Session, display: ProgressDisplay, trace: TraceFile?) -> ExitCode {
         var request = Request(method: plan.method, location: .url(transfer.url), headers: plan.headers.fields, body: plan.body,
                               authentication: plan.headers.authentication, timeout: plan.settings.timeout) { body, response in
             var response = response
@@ -91,7 +92,8 @@ struct RequestCommand {
             return response
         }
         request.acceptedStatusCodes = Set(100..<1000)
-        if plan.verbose { session.network.observers = [VerboseLog(console: console, start: .now())] }
+        session.network.observers = (plan.verbose ? [VerboseLog(console: console, start: .now())] : [])
+            + (trace.map { [TraceLog(file: $0)] } ?? [])
         if plan.headers.isRemoved("User-Agent") { session.network.userAgent = nil }
         let result = session.network.scheduleSynchronously(request, progress: { display.update(0, $0) })
         display.finish(0, Self.state(of: result, interrupted: session.interrupts.isInterrupted))

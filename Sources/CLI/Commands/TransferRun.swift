@@ -12,11 +12,14 @@ struct TransferRun {
     let headerDump: HeaderDump?
     let display: ProgressDisplay
     let row: Int
+    /// `--trace`/`--trace-ascii`: the file every transfer of the command traces to.
+    var trace: TraceFile?
 
     /// Runs the transfer; returns its exit status.
     func run() -> ExitCode {
         let record = TransferRecord()
         network.observers = [record] + (plan.verbose ? [VerboseLog(console: console, start: .now())] : [])
+            + (trace.map { [TraceLog(file: $0)] } ?? [])
         if plan.headers.isRemoved("User-Agent") { network.userAgent = nil }
 
         let output = TransferOutput(transfer.output, mode: outputMode, console: console, noBuffer: plan.noBuffer)

@@ -19,6 +19,10 @@ extension OptionTable {
         .flag("silent", "s") { $0.silent = true },
         .flag("show-error", "S") { $0.showError = true },
         .flag("verbose", "v") { $0.verbose = true },
+        // The last of --trace and --trace-ascii wins, as in curl.
+        .value("trace") { options, value, _ in options.trace = (value, .hex) },
+        .value("trace-ascii") { options, value, _ in options.trace = (value, .ascii) },
+        .flag("trace-time") { $0.traceTime = true },
         .flag("progress") { $0.progress = true },
         .flag("progress-bar", "#") { $0.progress = true },
         .flag("no-progress-meter") { $0.noProgressMeter = true },

@@ -1,9 +1,11 @@
+import Foundation
+
 /// The options that shape the request: method, URL, headers, body, credentials.
 extension OptionTable {
     static let requestOptions: [OptionSpec] = [
         .value("url") { options, value, _ in options.urls.append(value) },
         .value("url-query") { options, value, _ in options.urlQueries.append(value) },
-        .value("header", "H") { options, value, _ in options.headers.append(value) },
+        .value("header", "H") { options, value, _ in options.headers += headerLines(value) },
         .value("user", "u") { options, value, spelling in try setOnce(&options.user, value, spelling) },
         .value("bearer") { options, value, spelling in try setOnce(&options.bearer, value, spelling) },
         .value("data") { options, value, _ in options.dataArguments.append(DataArgument(kind: .data, value: value)) },
@@ -32,4 +34,19 @@ extension OptionTable {
         .value("etag-compare") { options, value, _ in options.etagCompare = value },
         .flag("compressed") { $0.compressed = true },
     ]
+}
+
+extension OptionTable {
+    /// `-H`'s argument as header lines: the line itself, or for `-H @FILE` (`@-`: stdin) every
+    /// line of the file, blank ones skipped, as curl reads them. A file that cannot be read adds
+    /// nothing (curl only warns).
+    static func headerLines(_ value: String) -> [String] {
+        guard value.hasPrefix("@") else { return [value] }
+        let path = String(value.dropFirst())
+        let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: path)
+        guard let data else { return [] }
+        return String(decoding: data, as: UTF8.self)
+            .split(whereSeparator: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" })
+            .map(String.init)
+    }
 }

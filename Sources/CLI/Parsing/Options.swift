@@ -74,6 +74,10 @@ struct Options: Sendable {
     /// `-S`: errors are reported even with `-s`.
     var showError = false
     var verbose = false
+    /// `--trace FILE` / `--trace-ascii FILE`: where the exchange is traced, and how.
+    var trace: (path: String, style: TraceFile.Style)?
+    /// `--trace-time`: each trace block starts with the time.
+    var traceTime = false
     var fail = false
     /// `--fail-with-body`: exit 22 on an error status, the body written as usual.
     var failWithBody = false

@@ -23,6 +23,8 @@ struct RequestPlan: Sendable {
     let writeOut: WriteOut?
     /// `-v`: request and response heads, redirects, retries and timings on stderr.
     let verbose: Bool
+    /// `--trace`/`--trace-ascii` (file and style) with `--trace-time`: where the exchange is traced.
+    let trace: (path: String, style: TraceFile.Style, timed: Bool)?
     /// `--max-filesize`: a larger body fails the transfer (exit 63).
     let maxFilesize: Int64?
     /// `-b`, `-c`: the cookies the requests start with and where they are saved; `nil` without either.
@@ -124,6 +126,7 @@ struct RequestPlan: Sendable {
             self.writeOut = nil
         }
         self.verbose = options.verbose
+        self.trace = options.trace.map { ($0.path, $0.style, options.traceTime) }
         self.maxFilesize = options.maxFilesize
         self.cookies = try CookieJar(options)
         self.noBuffer = options.noBuffer

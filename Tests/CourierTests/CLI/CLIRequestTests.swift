@@ -200,4 +200,14 @@ final class CLIRequestTests: CLITestCase {
         XCTAssertTrue(lines.allSatisfy { $0.hasPrefix("file ") && $0.contains("MB") }, result.stderrText)
         XCTAssertTrue(lines.last?.contains("2.0 MB / 2.0 MB (100%)") == true, result.stderrText)
     }
+
+    func testHeaderLinesFromAFileAndGloboffAreTakenAsCurlTakesThem() throws {
+        let server = try makeServer().withStandardRoutes()
+        // CR LF, LF and blank lines: each non-blank line is a header, as curl's -H @file reads them.
+        let file = try makeFile(named: "headers.txt", content: Data("X-One: 1\r\n\r\nX-Two: 2\nX-Three: 3".utf8))
+        let result = try courier("-g", "-H", "@" + file.path, "-H", "X-Four: 4", server.url("/echo").absoluteString)
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        let request = try lastRequest(to: "/echo", on: server)
+        XCTAssertEqual(["X-One", "X-Two", "X-Three", "X-Four"].map { request.header($0) }, ["1", "2", "3", "4"])
+    }
 }

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Puts a request's header lines in the order the curl tool sends them.
+///
+/// libcurl writes `Host` first, then the lines it makes from its own options (`Authorization`
+/// from `CURLOPT_USERPWD`, `Range`, `User-Agent`, `Accept`, `Accept-Encoding`, `Referer`,
+/// `Proxy-Connection` when an http URL goes through a proxy, `Cookie`, the time condition), then the custom list (`CURLOPT_HTTPHEADER`) in its order, and
+/// last, for a body, `Content-Length` and `Content-Type`. Courier hands every header over in
+/// the custom list — a request's fields are a dictionary, without an order — so libcurl's own
+/// `Accept` used to come before all of them and the rest in whatever order the dictionary gave.
+/// Ordering the list as curl's options would place those lines (and writing `Accept: */*`
+/// into it where libcurl would have added its own, so that it keeps its place after
+/// `User-Agent`) gives the bytes curl sends; the remaining fields keep the order they came in.
+enum CurlHeaderOrder {
+    /// The names libcurl writes from its own options, in its order; everything else comes after
+    /// them, and the body's `Content-Length` and `Content-Type` last.
+    private static let leading = [
+        "proxy-authorization", "authorization", "range", "user-agent", "accept", "te", "accept-encoding", "referer",
+        "proxy-connection", "cookie", "if-modified-since", "if-unmodified-since",
+    ]
+    private static let trailing = ["content-length", "content-type"]
+
+    /// Orders `fields` as above. `bodyLength` is the size of the body sent (nil without one):
+    /// its `Content-Length` goes into the list, before the `Content-Type`, where libcurl would
+    /// otherwise add its own after every custom line.
+    /// A request to an http URL through an HTTP proxy also gets libcurl's `Proxy-Connection:
+    /// Keep-Alive` line, in its place (`proxies` as the engine's settings hold them, `nil` when
+    /// libcurl reads the environment's).
+    static func arrange(_ fields: inout [(name: String, value: String)], bodyLength: Int64?, proxies: CurlProxies?, url: URL?) {
+        if url?.scheme?.lowercased() == "http", sendsThroughHTTPProxy(proxies, url: url),
+           !fields.contains(where: { HTTPHeaders.namesMatch($0.name, "Proxy-Connection") }) {
+            fields.append(("Proxy-Connection", "Keep-Alive"))
+        }
+        if !fields.contains(where: { HTTPHeaders.namesMatch($0.name, "Accept") }) {
+            fields.append(("Accept", "*/*"))
+        }
+        if let bodyLength, !fields.contains(where: { HTTPHeaders.namesMatch($0.name, "Content-Length") }) {
+            fields.append(("Content-Length", String(bodyLength)))
+        }
+        func rank(_ name: String) -> Int {
+            let lower = name.lowercased()
+            if let index = leading.firstIndex(of: lower) { return index }
+            if let index = trailing.firstIndex(of: lower) { return leading.count + 1 + index }
+            return leading.count
+        }
+        // Sorted by rank, then by the order they came in (a stable sort, whatever the library's).
+        fields = fields.enumerated()
+            .sorted { (rank($0.element.name), $0.offset) < (rank($1.element.name), $1.offset) }
+            .map(\.element)
+    }
+
+    /// Whether libcurl will send an http request to an HTTP proxy (not SOCKS): one the settings
+    /// name, or else the environment's `http_proxy`/`all_proxy`, as libcurl reads them. With a
+    /// `no_proxy` list the answer depends on libcurl's matching, so the line is left to libcurl
+    /// (then in libcurl's place, before the custom lines).
+    private static func sendsThroughHTTPProxy(_ proxies: CurlProxies?, url: URL?) -> Bool {
+        let environment = ProcessInfo.processInfo.environment
+        if ["no_proxy", "NO_PROXY"].contains(where: { !(environment[$0] ?? "").isEmpty }) { return false }
+        let proxy = proxies.map { $0.proxy(for: url)?.host } ?? (environment["http_proxy"] ?? environment["all_proxy"] ?? environment["ALL_PROXY"])
+        guard let proxy, !proxy.isEmpty else { return false }
+        return !proxy.lowercased().hasPrefix("socks")
+    }
+}

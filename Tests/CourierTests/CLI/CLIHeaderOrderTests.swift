@@ -1,0 +1,47 @@
+import Foundation
+import XCTest
+
+/// The request head's fields in the order curl sends them: `Host`, then the fields curl makes
+/// from its options (`Authorization`, `Range`, `User-Agent`, `Accept`, `Referer`, `Cookie`),
+/// then the `-H` ones, then the body's `Content-Length` and `Content-Type`. curl's test suite
+/// compares the request bytes, order included. The curl engine only: URLSession on Linux builds
+/// the head from a dictionary, in an order courier cannot choose.
+final class CLIHeaderOrderTests: CLITestCase {
+    private static let expected = ["Host", "Authorization", "User-Agent", "Accept", "Referer", "Cookie", "X-Extra",
+                                   "Content-Length", "Content-Type"]
+
+    func testTheCurlEngineSendsTheFieldsInCurlsOrder() throws {
+        let server = try makeServer().withStandardRoutes()
+        let arguments = ["-s", "-o", "/dev/null", "-u", "a:b", "-A", "agent", "-e", "http://referer/", "-b", "x=1",
+                         "-H", "X-Extra: 1", "-d", "abc", server.url("/echo").absoluteString]
+        let result = try start(["--engine", "curl"] + arguments).finish()
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(try lastRequest(to: "/echo", on: server).headers.map(\.name), Self.expected)
+        if let curl = try RealCurl.run(arguments) {
+            XCTAssertEqual(curl.status, 0, curl.stderrText)
+            XCTAssertEqual(try lastRequest(to: "/echo", on: server).headers.map(\.name), Self.expected, "curl's own order")
+        }
+    }
+
+    func testARangeGoesBeforeTheUserAgentAndTheDefaultUserAgentBeforeAccept() throws {
+        let server = try makeServer().withStandardRoutes()
+        let result = try start(["--engine", "curl", "-s", "-o", "/dev/null", "-r", "0-1", server.url("/hello").absoluteString]).finish()
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(try lastRequest(to: "/hello", on: server).headers.map(\.name), ["Host", "Range", "User-Agent", "Accept"])
+    }
+
+    func testThroughAProxyProxyConnectionKeepsCurlsPlaceFromTheOptionOrTheEnvironment() throws {
+        let proxy = try makeProxy()
+        let origin = "http://\(ProxyTests.originHost)/hello"
+        let viaOption = try start(["--engine", "curl", "-s", "-x", "127.0.0.1:\(proxy.port)", "-e", "http://referer/", "-b", "a=1",
+                                   origin]).finish()
+        XCTAssertEqual(viaOption.status, 0, viaOption.stderrText)
+        XCTAssertEqual(try lastRequest(to: "/hello", on: proxy).headers.map(\.name),
+                       ["Host", "User-Agent", "Accept", "Referer", "Proxy-Connection", "Cookie"])
+        let viaEnvironment = try start(["--engine", "curl", "-s", "-H", "X-Extra: 1", origin],
+                                       environment: ["http_proxy": "http://u:p@127.0.0.1:\(proxy.port)"]).finish()
+        XCTAssertEqual(viaEnvironment.status, 0, viaEnvironment.stderrText)
+        XCTAssertEqual(try lastRequest(to: "/hello", on: proxy).headers.map(\.name),
+                       ["Host", "Proxy-Authorization", "User-Agent", "Accept", "Proxy-Connection", "X-Extra"])
+    }
+}
