@@ -5,16 +5,6 @@ import XCTest
 
 /// A transport's idle timeout says where, on both engines; on URLSession, also which limit and its value.
 final class IdleTimeoutDescriptionTests: XCTestCase {
-    /// Sets the transport's idle limit (the request's `timeoutInterval`) to one second.
-    private struct OneSecondIdleLimit: RequestInterceptor {
-        func adapt(_ request: URLRequest, context: RequestContext,
-                   completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
-            var limited = request
-            limited.timeoutInterval = 1
-            completion(.success(limited))
-        }
-    }
-
     func testAStalledTransferNamesItsURLAndTheIdleLimit() throws {
         let server = try makeServer()
         let release = Gate()

@@ -43,17 +43,6 @@ final class FaultSuiteTests: XCTestCase {
         XCTAssertEqual(hits(server, "/slow"), 1, "Courier's own deadline is final: no retry")
     }
 
-    /// Sets every attempt's idle limit (the transport's backstop) to one second, as the
-    /// `courier` tool's `--connect-timeout` does.
-    private struct IdleLimit: RequestInterceptor {
-        func adapt(_ request: URLRequest, context: RequestContext,
-                   completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
-            var request = request
-            request.timeoutInterval = 1
-            completion(.success(request))
-        }
-    }
-
     /// The same stalled server, two ways to give up on it: the request's own deadline
     /// (``NetworkError/timedOut``, final) and the transport's idle limit (a transport error with
     /// `URLError.timedOut`, which the retry policy retries like any other transport failure).
@@ -69,7 +58,7 @@ final class FaultSuiteTests: XCTestCase {
         XCTAssertEqual(hits(server, "/deadline"), 1, "the deadline is final")
 
         let network = makeNetwork(retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maximumDelay: 0.05))
-        network.interceptors = [IdleLimit()]
+        network.interceptors = [OneSecondIdleLimit()]
         let idle = Request<Data>(url: server.url("/idle"), timeout: 30)
         guard case let .transport(error)? = networkError(result(of: idle, on: network, timeout: 25)) else {
             return XCTFail("an idle timeout is a transport error")

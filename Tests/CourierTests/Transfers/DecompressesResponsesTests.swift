@@ -51,8 +51,8 @@ final class DecompressesResponsesTests: XCTestCase {
 
     /// The curl engine writes the `Accept-Encoding` line itself rather than leave it to libcurl
     /// (cheaper: see `CurlRequestOptions`). The wire must not tell: one line, libcurl's value
-    /// (its decoders in its own order), in libcurl's place (after `Accept`, before the
-    /// configuration's headers); and a request's own value, once.
+    /// (its decoders in its own order), in curl's place (after `User-Agent` and `Accept`, as
+    /// `curl --compressed` sends it); and a request's own value, once.
     func testTheOfferIsOneLineInLibcurlsPlaceWithLibcurlsValue() throws {
         let server = try makeServer()
         let seen = Locked<[[(name: String, value: String)]]>([])
@@ -75,7 +75,8 @@ final class DecompressesResponsesTests: XCTestCase {
         let offered = heads.map { head in head.filter { $0.name.lowercased() == "accept-encoding" }.map(\.value) }
         XCTAssertEqual(offered, [[offer], ["gzip"]], "one line each: libcurl's offer, then the request's own value")
         let names = heads[0].map { $0.name.lowercased() }
-        XCTAssertEqual(Array(names.prefix(4)), ["host", "accept", "accept-encoding", "user-agent"], "\(heads[0])")
+        // curl's order (`curl --compressed`): the offer follows Accept, after User-Agent (CurlHeaderOrder).
+        XCTAssertEqual(Array(names.prefix(4)), ["host", "user-agent", "accept", "accept-encoding"], "\(heads[0])")
         XCTAssertFalse(names.contains("expect"), "a request without a body sends no Expect")
     }
 }

@@ -95,10 +95,10 @@ enum CurlRequestOptions {
         // libcurl offers nothing and decodes nothing, as curl without --compressed; a request's
         // own Accept-Encoding is then an ordinary header.
         //
-        // The header line itself goes in the custom list, first, where libcurl put its own: every
-        // libcurl since 7.21 then skips its own line (it checks the list for one). Its line was
-        // formatted twice a request, a character at a time by libcurl's printf (about 2% of a
-        // small request's instructions); the bytes on the wire are the same, in the same place.
+        // The header line itself goes in the custom list (``CurlHeaderOrder`` puts it where curl
+        // does, after Accept): every libcurl since 7.21 then skips its own line (it checks the
+        // list for one). Its line was formatted twice a request, a character at a time by
+        // libcurl's printf (about 2% of a small request's instructions); the bytes are the same.
         var decodes = false
         if decompresses {
             let encoding = fields.first { named($0.name, "Accept-Encoding") }?.value ?? ""
