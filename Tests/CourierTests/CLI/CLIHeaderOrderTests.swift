@@ -30,18 +30,18 @@ final class CLIHeaderOrderTests: CLITestCase {
         XCTAssertEqual(try lastRequest(to: "/hello", on: server).headers.map(\.name), ["Host", "Range", "User-Agent", "Accept"])
     }
 
-    func testThroughAProxyProxyConnectionKeepsCurlsPlaceFromTheOptionOrTheEnvironment() throws {
+    func testThroughAProxyProxyConnectionIsLibcurlsOwnOnceFromTheOptionOrTheEnvironment() throws {
         let proxy = try makeProxy()
         let origin = "http://\(ProxyTests.originHost)/hello"
         let viaOption = try start(["--engine", "curl", "-s", "-x", "127.0.0.1:\(proxy.port)", "-e", "http://referer/", "-b", "a=1",
                                    origin]).finish()
         XCTAssertEqual(viaOption.status, 0, viaOption.stderrText)
         XCTAssertEqual(try lastRequest(to: "/hello", on: proxy).headers.map(\.name),
-                       ["Host", "User-Agent", "Accept", "Referer", "Proxy-Connection", "Cookie"])
+                       ["Host", "Proxy-Connection", "User-Agent", "Accept", "Referer", "Cookie"])
         let viaEnvironment = try start(["--engine", "curl", "-s", "-H", "X-Extra: 1", origin],
                                        environment: ["http_proxy": "http://u:p@127.0.0.1:\(proxy.port)"]).finish()
         XCTAssertEqual(viaEnvironment.status, 0, viaEnvironment.stderrText)
         XCTAssertEqual(try lastRequest(to: "/hello", on: proxy).headers.map(\.name),
-                       ["Host", "Proxy-Authorization", "User-Agent", "Accept", "Proxy-Connection", "X-Extra"])
+                       ["Host", "Proxy-Authorization", "Proxy-Connection", "User-Agent", "Accept", "X-Extra"])
     }
 }

@@ -117,7 +117,7 @@ enum CurlRequestOptions {
         // servers never send. libcurl only adds one to a request with a body: without one, the
         // line would only be one more entry for libcurl to look through for each header it adds.
         if bodyLength != nil { fields.append(("Expect", "")) }
-        CurlHeaderOrder.arrange(&fields, bodyLength: method == "HEAD" ? nil : bodyLength, proxies: settings.proxies, url: request.url)
+        CurlHeaderOrder.arrange(&fields, bodyLength: method == "HEAD" ? nil : bodyLength)
         if let old = headers { ccurl_slist_free_all(old) }
         headers = nil
         for (name, value) in fields {
