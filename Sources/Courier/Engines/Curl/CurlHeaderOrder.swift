@@ -34,9 +34,9 @@ enum CurlHeaderOrder {
         if let bodyLength, !fields.contains(where: { HTTPHeaders.namesMatch($0.name, "Content-Length") }) {
             fields.append(("Content-Length", String(bodyLength)))
         }
-        // Each name is ranked once, compared without case and without a lowercased copy (this
-        // runs for every request: ranking by `lowercased()` at every comparison of the sort cost
-        // a 1 KiB GET about 5,000 instructions). A list already in order is left as it is.
+        // Each name is ranked once, compared without case and without a lowercased copy; a list
+        // already in order is left as it is. (The whole ordering costs a 1 KiB GET about 5,700
+        // instructions: Docs/Performance.md.)
         let ranks = fields.map { rank(of: $0.name) }
         guard zip(ranks, ranks.dropFirst()).contains(where: { $0 > $1 }) else { return }
         // By rank, then by the order they came in (a stable sort, whatever the library's).
