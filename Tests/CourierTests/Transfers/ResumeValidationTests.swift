@@ -186,6 +186,19 @@ final class ResumeValidationTests: XCTestCase {
 
     // MARK: - Two downloads, one destination
 
+    /// Serves `content` at `path`, ranges honoured; the first request's body pauses after
+    /// 400,000 bytes until the test ends (then the connection closes).
+    private func routePausingTheFirstRequest(_ path: String, on server: TestServer, content: Data) {
+        let release = Gate()
+        addTeardownBlock { release.open() }
+        let requests = Box<Int>(0)
+        server.route(path) { request, writer in
+            requests.mutate { $0! += 1 }
+            let stop: (offset: Int, wait: () -> Void)? = requests.value == 1 ? (400_000, { _ = release.wait(timeout: 30) }) : nil
+            writer.serve(content, etag: "\"v\"", request: request, stop: stop)
+        }
+    }
+
     func testASecondDownloadToABusyDestinationIsRefusedAtOnceAndTheFirstCompletes() throws {
         let server = try makeServer()
         let content = first
@@ -236,14 +249,7 @@ final class ResumeValidationTests: XCTestCase {
     func testOnceTheFirstHasEndedTheSecondResumesItsPartialFile() throws {
         let server = try makeServer()
         let content = first
-        let release = Gate()
-        addTeardownBlock { release.open() }
-        let requests = Box<Int>(0)
-        server.route("/held") { request, writer in
-            requests.mutate { $0! += 1 }
-            let stop: (offset: Int, wait: () -> Void)? = requests.value == 1 ? (400_000, { _ = release.wait(timeout: 30) }) : nil
-            writer.serve(content, etag: "\"held\"", request: request, stop: stop)
-        }
+        routePausingTheFirstRequest("/held", on: server, content: content)
         let folder = try makeTemporaryDirectory()
         let destination = folder.appendingPathComponent("held.bin")
         let request = Request<Data>.get(server.url("/held"))
@@ -261,17 +267,7 @@ final class ResumeValidationTests: XCTestCase {
     func testADownloadStartedRightAfterACancelWaitsForTheCloseAndResumes() throws {
         let server = try makeServer()
         let content = first
-        let release = Gate()
-        addTeardownBlock { release.open() }
-        let requests = Box<Int>(0)
-        // The first request pauses after 400,000 bytes; later ones are served, ranges honoured.
-        server.route("/paused") { request, writer in
-            requests.mutate { $0! += 1 }
-            guard requests.value == 1 else { return writer.serve(content, etag: "\"p\"", request: request) }
-            writer.writeHead(status: 200, headers: [("ETag", "\"p\""), ("Content-Length", "\(content.count)")])
-            writer.write(content.prefix(400_000))
-            release.wait(timeout: 60)
-        }
+        routePausingTheFirstRequest("/paused", on: server, content: content)
         let folder = try makeTemporaryDirectory()
         let destination = folder.appendingPathComponent("paused.bin")
         let request = Request<Data>.get(server.url("/paused"))
