@@ -205,7 +205,8 @@ final class ReplyFuzzer: Sendable {
     /// Proves the resume variant asks for a range and appends to the planted bytes.
     private func checkResume() {
         plantPartialFile()
-        server.setReply(Data("HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 5-9/10\r\nContent-Length: 5\r\n\r\nworld".utf8))
+        // The recorded validator: a 206 without it is another version's, and is never appended.
+        server.setReply(Data("HTTP/1.1 206 Partial Content\r\nETag: \"fuzz\"\r\nContent-Range: bytes 5-9/10\r\nContent-Length: 5\r\n\r\nworld".utf8))
         let result = plain.downloadSynchronously(Request<Data>(url: Self.url, timeout: Self.deadline), to: destination)
         let saved = try? Data(contentsOf: destination)
         guard case .success = result, saved == Data("helloworld".utf8), server.lastRequest.contains("Range: bytes=5-") else {
