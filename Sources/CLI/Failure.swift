@@ -44,6 +44,11 @@ struct Failure: Error, Equatable {
             self.init(.usage, "invalid request: \(detail)")
         case .cancelled:
             self.init(.interrupted, "interrupted")
+        case let .timedOut(limit) where limit.kind == .connect:
+            // curl: "Connection timed out after 1001 milliseconds".
+            self.init(.timedOut, "could not connect to \(url?.host ?? "the host") within \(Units.seconds(limit.seconds ?? connectTimeout ?? 0)) (--connect-timeout)" + place)
+        case let .timedOut(limit) where limit.kind == .idle:
+            self.init(.timedOut, "timed out: no data for \(Units.seconds(limit.seconds ?? 0))" + place)
         case .timedOut:
             self.init(.timedOut, Self.timeoutMessage(timeout, connectTimeout) + place)
         case let .transport(urlError):
@@ -189,10 +194,10 @@ struct Failure: Error, Equatable {
         }
     }
 
-    /// Courier's deadline (`--timeout`) and URLSession's idle timeout (`--connect-timeout`, or
-    /// its default) both arrive as a timeout; the message names what was set.
+    /// Courier's deadline (`--timeout`) and an engine's own timeout (its backstop behind
+    /// `--connect-timeout`) both arrive as a timeout; the message names what was set.
     private static func timeoutMessage(_ timeout: TimeInterval?, _ connectTimeout: TimeInterval?) -> String {
-        let idle = connectTimeout.map { "no connection or no data for \(Units.seconds(ConnectTimeout(seconds: $0).wholeSeconds)) (--connect-timeout)" }
+        let idle = connectTimeout.map { "no connection within \(Units.seconds($0)) (--connect-timeout)" }
         switch (timeout.flatMap { $0.isFinite ? $0 : nil }, idle) {
         case (nil, nil): return "timed out: the connection stalled"
         case let (nil, idle?): return "timed out: \(idle)"

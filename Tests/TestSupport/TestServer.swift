@@ -685,10 +685,10 @@ package final class TestServerSocket: @unchecked Sendable {
 
     #if canImport(Glibc)
     private static let sendFlags = Int32(MSG_NOSIGNAL)   // EPIPE instead of SIGPIPE
-    private static let streamType = Int32(SOCK_STREAM.rawValue)
+    package static let streamType = Int32(SOCK_STREAM.rawValue)
     #else
     private static let sendFlags: Int32 = 0              // SO_NOSIGPIPE is set per socket instead
-    private static let streamType = SOCK_STREAM
+    package static let streamType = SOCK_STREAM
     #endif
 
     /// Belt and braces next to MSG_NOSIGNAL: a write to a dead peer must never kill the test

@@ -71,7 +71,6 @@ struct Session: Sendable {
             network.maximumRedirects = maxRedirects < 0 ? .max : maxRedirects
         }
         var interceptors: [any RequestInterceptor] = []
-        if let connectTimeout = settings.connectTimeout { interceptors.append(ConnectTimeout(seconds: connectTimeout)) }
         if settings.retriesInLibrary, settings.retryDelay != nil || settings.retryMaxTime != nil {
             interceptors.append(RetryTiming(policy: network.retryPolicy, delay: settings.retryDelay, maxTime: settings.retryMaxTime))
         }

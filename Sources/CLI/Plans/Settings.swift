@@ -21,7 +21,8 @@ struct Settings: Sendable {
     var noProgressMeter: Bool
     /// The overall deadline of each request; `.infinity` when `--timeout` is not given, as curl.
     var timeout: TimeInterval
-    /// `--connect-timeout`: how long to wait for the connection, and then for each next byte.
+    /// `--connect-timeout`: how long to wait for the connection (TCP, TLS, a proxy's tunnel) on
+    /// the curl engine; on URLSession, which reports no connect, until the first byte.
     var connectTimeout: TimeInterval?
     var retries: Int
     /// `--retry-delay`: a fixed wait before each retry instead of the growing, jittered one.
@@ -78,6 +79,10 @@ struct Settings: Sendable {
         proxy = options.proxy
         connection = ConnectionOptions(unixSocketPath: options.unixSocket, httpVersion: options.httpVersion ?? .http2,
                                        rateLimit: options.limitRate.map { RateLimit(bytesPerSecond: $0) } ?? RateLimit())
+        // curl waits for a stalled server for ever unless told (-y, -m); so does courier. A
+        // connect timeout is one, as curl's, not an idle timeout.
+        connection.idleTimeout = .infinity
+        connection.connectTimeout = options.connectTimeout
 
         if options.clientKey != nil, options.clientCertificate == nil { throw .usage("--key needs --cert") }
         let curlOnly = [(options.caCertificates != nil, "--cacert"), (options.pinnedPublicKeys != nil, "--pinnedpubkey"),

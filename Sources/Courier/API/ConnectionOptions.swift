@@ -26,6 +26,18 @@ public struct ConnectionOptions: Sendable, Hashable {
     /// The most bytes per second every request of the network receives and sends, unless a
     /// request sets its own (``NetworkRequest/rateLimit``). Default: no limit.
     public var rateLimit: RateLimit
+    /// No byte received or sent for this many seconds ends an attempt with
+    /// ``NetworkError/timedOut(_:)`` of kind ``TimeoutExceeded/Kind/idle``, unless the request
+    /// sets its own (``TransferOptions/idleTimeout``). `nil` (the default): the configuration's
+    /// `timeoutIntervalForRequest` (60 s unless set), which is what that property means to
+    /// URLSession; `.infinity` for none. Both engines, fractional seconds.
+    public var idleTimeout: TimeInterval?
+    /// No connection within this many seconds ends an attempt with ``NetworkError/timedOut(_:)``
+    /// of kind ``TimeoutExceeded/Kind/connect``, unless the request sets its own
+    /// (``TransferOptions/connectTimeout``). `nil` (the default): none of its own, the idle
+    /// timeout covers connecting. Both engines; see ``TransferOptions/connectTimeout`` for what
+    /// each can see of a connection.
+    public var connectTimeout: TimeInterval?
 
     /// HTTP/2 where the server offers it, TCP, no limits: unless given otherwise.
     ///
@@ -38,8 +50,27 @@ public struct ConnectionOptions: Sendable, Hashable {
         self.rateLimit = rateLimit
     }
 
-    /// Whether anything differs from the defaults (URLSession cannot honour any of it).
-    var isCustomized: Bool { self != ConnectionOptions() }
+    /// The same, with the network's idle and connect timeouts.
+    ///
+    /// ```swift
+    /// // A stall is 10 s, a connection must open within 3 s; HTTP/2 as by default:
+    /// let options = ConnectionOptions(idleTimeout: 10, connectTimeout: 3)
+    /// ```
+    public init(unixSocketPath: String? = nil, httpVersion: HTTPVersionPreference = .http2, rateLimit: RateLimit = RateLimit(),
+                idleTimeout: TimeInterval?, connectTimeout: TimeInterval? = nil) {
+        self.init(unixSocketPath: unixSocketPath, httpVersion: httpVersion, rateLimit: rateLimit)
+        self.idleTimeout = idleTimeout
+        self.connectTimeout = connectTimeout
+    }
+
+    /// Whether anything URLSession cannot honour differs from the defaults (it honours the
+    /// timeouts: the transfer watches them on every engine).
+    var isCustomized: Bool {
+        var wire = self
+        wire.idleTimeout = nil
+        wire.connectTimeout = nil
+        return wire != ConnectionOptions()
+    }
 
     /// The longest socket path the system takes (`sun_path` holds 108 bytes with its NUL).
     static let maximumSocketPathLength = 107
@@ -53,7 +84,8 @@ public struct ConnectionOptions: Sendable, Hashable {
             }
             if path.utf8.contains(0) { return "the Unix socket path contains a NUL byte" }
         }
-        return rateLimit.problem
+        return rateLimit.problem ?? TransferOptions.problem(idleTimeout, "idleTimeout")
+            ?? TransferOptions.problem(connectTimeout, "connectTimeout")
     }
 
     /// What every request of a URLSession network given non-default options fails with.

@@ -10,19 +10,25 @@ import FoundationNetworking
 /// ``TransferRegistry``, one at a time per task: on the Network's delegate queue (URLSession,
 /// stub) or on the curl loop thread. So the stub exercises all of Courier's own code.
 ///
-/// What the core asks a transport: a task for a request (with the ``TransportLimits`` it is to
-/// keep), a cancel, and a few capabilities. What the transport hands back, through the
+/// What the core asks a transport: a task for a request (with the ``TaskOptions`` it is to
+/// keep), a cancel, a failure of a running task (a limit Courier watches passed), and a few
+/// capabilities. What the transport hands back, through the
 /// registry: the head, body chunks, bytes sent, redirects, and one ``TransportOutcome`` with its
 /// metrics. Each engine classifies its own failures into the ``NetworkError`` callers see (see
 /// `CurlFailure`, ``URLSessionFailure``): nothing of an engine's codes or messages crosses the seam.
 protocol Transport: Sendable {
-    func makeDataTask(with request: URLRequest, limits: TransportLimits) -> any TransportTask
-    func makeUploadTask(with request: URLRequest, fromFile file: URL, limits: TransportLimits) -> any TransportTask
+    func makeDataTask(with request: URLRequest, options: TaskOptions) -> any TransportTask
+    func makeUploadTask(with request: URLRequest, fromFile file: URL, options: TaskOptions) -> any TransportTask
     /// Whether a `GET` with a body goes out as it is (see ``MethodBodyCheck``).
     var sendsGETBodies: Bool { get }
     /// Whether a request's ``RateLimit`` is honoured; where not, a request with one fails
     /// before anything is sent. Default: `false`.
     var honoursRateLimits: Bool { get }
+    /// Whether a task's ``TaskOptions/connectTimeout`` is kept by the transport itself, exactly
+    /// (libcurl's `CURLOPT_CONNECTTIMEOUT_MS`). Where not (URLSession reports no connect event),
+    /// the transfer watches for the task's first sign of life instead (see ``StallWatch``).
+    /// Default: `false`.
+    var enforcesConnectTimeouts: Bool { get }
     /// Whether every task reports its ``TransferMetrics`` when it completes (curl), so that the
     /// transfer need not time it itself. Default: `false`.
     var measuresTransfers: Bool { get }
@@ -46,6 +52,11 @@ protocol Transport: Sendable {
     /// Cancels a task whose transfer has ended (or that was never wanted): never blocks the
     /// caller, never under a lock.
     func cancel(_ task: any TransportTask)
+    /// Ends a running task with `error` as its outcome (a limit the transfer watches passed):
+    /// reported through the registry like any end (`complete`), in the task's own order of
+    /// events (the curl loop, the delegate queue), so that no chunk reaches the transfer after
+    /// it; then the task is cancelled. A task that has ended already is left as it is.
+    func fail(_ task: any TransportTask, with error: NetworkError)
     /// Releases the transport once its Network is gone and every transfer has ended.
     func invalidate()
 }
@@ -69,19 +80,16 @@ protocol TransportTask: AnyObject {
     /// Offers the refused chunk again and goes on reading. Called from any thread, at most once
     /// per refusal; does nothing once the task has ended.
     func resumeReceiving()
-    /// The request's own rate limit, set before ``resume()`` (only on a transport that
-    /// ``Transport/honoursRateLimits``). Default: ignored.
-    func limitRate(to limit: RateLimit)
 }
 
 extension TransportTask {
     var canPauseReceiving: Bool { false }
     func resumeReceiving() {}
-    func limitRate(to limit: RateLimit) {}
 }
 
 extension Transport {
     var honoursRateLimits: Bool { false }
+    var enforcesConnectTimeouts: Bool { false }
     var measuresTransfers: Bool { false }
     var configuredHeaders: [(name: String, value: String)] { [] }
     var ownsCurrentThread: Bool { false }
@@ -116,9 +124,10 @@ protocol CallerDriver: AnyObject, Sendable {
 enum TransportOutcome: Sendable {
     /// The response is complete (whatever its status).
     case completed
-    /// The task failed; a transport's own idle or connect timeout is
-    /// ``NetworkError/transport(_:)`` with `URLError.timedOut`, never ``NetworkError/timedOut(_:)``
-    /// (the request's deadline, which only the transfer enforces).
+    /// The task failed. An idle or connect timeout is ``NetworkError/timedOut(_:)`` of kind
+    /// ``TimeoutExceeded/Kind/idle`` or ``TimeoutExceeded/Kind/connect``; an engine's backstop
+    /// that fires all the same (it should not) is ``NetworkError/transport(_:)`` with
+    /// `URLError.timedOut`. The request's deadline is the transfer's alone.
     case failed(NetworkError)
 
     /// The error, or `nil` for a completed task.
@@ -128,16 +137,40 @@ enum TransportOutcome: Sendable {
     }
 }
 
-/// The limits a transport task keeps besides Courier's own deadline (which the transfer
-/// enforces): backstops against a connection that stalls, handed to the transport when the task
-/// is made. Each engine applies them as its API allows (see Courier.docc/Engines.md).
-struct TransportLimits: Sendable, Equatable {
-    /// No byte for this long ends the task with `URLError.timedOut` (an idle timeout); `nil`
-    /// for the engine's default.
-    var idleMilliseconds: Int?
+/// What one transport task is to keep besides Courier's own deadline (which the transfer
+/// enforces): the request's options over the network's defaults, resolved once per transfer
+/// (``Transfer``) and handed to the engine when each task is made — the one value through which
+/// a per-request option reaches an engine.
+///
+/// The idle and connect timeouts are Courier's own limits, watched by the transfer on every
+/// engine with fractional seconds (``StallWatch``); an engine is given them as well, rounded up
+/// and a second later, as a backstop (FoundationNetworking takes whole seconds, libcurl's stall
+/// limit too), except the connect timeout on an engine that keeps it exactly
+/// (``Transport/enforcesConnectTimeouts``).
+struct TaskOptions: Sendable, Equatable {
+    /// No byte received or sent for this long ends the attempt with
+    /// ``NetworkError/timedOut(_:)`` of kind ``TimeoutExceeded/Kind/idle``; `nil` for none.
+    var idleTimeout: TimeInterval?
+    /// No connection for this long ends the attempt with kind ``TimeoutExceeded/Kind/connect``;
+    /// `nil` for none of its own (the idle timeout then covers connecting too).
+    var connectTimeout: TimeInterval?
+    /// The request's own rate limit, over the network's (only on a transport that
+    /// ``Transport/honoursRateLimits``).
+    var rateLimit: RateLimit?
 
-    init(idleMilliseconds: Int? = nil) {
-        self.idleMilliseconds = idleMilliseconds
+    init(idleTimeout: TimeInterval? = nil, connectTimeout: TimeInterval? = nil, rateLimit: RateLimit? = nil) {
+        self.idleTimeout = idleTimeout
+        self.connectTimeout = connectTimeout
+        self.rateLimit = rateLimit
+    }
+
+    /// The backstop an engine is given for a limit Courier watches itself: rounded up to whole
+    /// seconds and a second later, so that it never fires first, and at most
+    /// ``RequestTimeout/transportLimit`` (FoundationNetworking traps past what an `Int` of
+    /// milliseconds holds). `nil` for no limit.
+    static func backstop(for limit: TimeInterval?) -> TimeInterval? {
+        guard let limit, limit.isFinite, limit > 0 else { return nil }
+        return min(limit.rounded(.up) + 1, RequestTimeout.transportLimit)
     }
 }
 

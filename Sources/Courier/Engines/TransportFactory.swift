@@ -11,11 +11,12 @@ extension Network.Engine {
     func makeCore(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int, tls: TLSOptions,
                   connection: ConnectionOptions, workQueue: DispatchQueue?) -> NetworkCore {
         let unusable = connection.problem.map(NetworkError.invalidRequest)
+        let timeouts = RequestTimeout.networkTimeouts(configuration: configuration, connection: connection)
         switch self {
         case .curl:
             let cookies = SessionCookies.forEngineOwnedCookies(configuration)
             return NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
-                               unsupportedSetting: unusable, workQueue: workQueue) { registry, _ in
+                               unsupportedSetting: unusable, timeouts: timeouts, workQueue: workQueue) { registry, _ in
                 CurlTransport(configuration: configuration, tls: tls, connection: connection,
                               maximumConcurrentRequests: maximumConcurrentRequests, registry: registry)
             }
@@ -25,7 +26,7 @@ extension Network.Engine {
             // URLSession would choose cookies wrongly: Courier takes them over (SessionCookies).
             let (configuration, cookies) = SessionCookies.takeOver(RequestTimeout.takeable(configuration))
             return NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
-                               unsupportedSetting: unsupported, workQueue: workQueue) { registry, delegateQueue in
+                               unsupportedSetting: unsupported, timeouts: timeouts, workQueue: workQueue) { registry, delegateQueue in
                 URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry),
                            delegateQueue: BoundedDelegateQueue(underlying: delegateQueue))
             }

@@ -29,6 +29,14 @@ public struct TimeoutExceeded: Sendable, Hashable, CustomStringConvertible {
         /// The `timeout:` of a blocking call (``Network/scheduleSynchronously(_:timeout:progress:)``
         /// and its kin): the whole wait, time in the queue included.
         public static let blockingCall = Kind(rawValue: "blockingCall")
+        /// No byte received or sent for this long (``TransferOptions/idleTimeout``, else the
+        /// network's ``ConnectionOptions/idleTimeout``): a stalled connection. It ends the attempt,
+        /// which the retry policy may repeat, not the request.
+        public static let idle = Kind(rawValue: "idle")
+        /// No connection for this long (``TransferOptions/connectTimeout``, else the network's
+        /// ``ConnectionOptions/connectTimeout``). It ends the attempt, which the retry policy may
+        /// repeat, not the request.
+        public static let connect = Kind(rawValue: "connect")
         /// Not known: an error made with ``NetworkError/timedOut(_:)`` (a stub's reply, code written
         /// before this type existed).
         public static let unspecified = Kind(rawValue: "unspecified")
@@ -67,6 +75,12 @@ public struct TimeoutExceeded: Sendable, Hashable, CustomStringConvertible {
         case .blockingCall:
             return "\(target) timed out: the blocking call's timeout:\(value) passed, time waiting for a slot included. "
                 + "Wait longer, or schedule fewer requests at once."
+        case .idle:
+            return "\(target) stalled: no byte arrived or left for its idle timeout\(value). "
+                + "The server or the network stopped moving; a longer idleTimeout waits for slow ones."
+        case .connect:
+            return "\(target) timed out connecting: no connection within its connect timeout\(value). "
+                + "The host may be down or filtered; a longer connectTimeout waits for slow networks."
         default:
             return "\(target) timed out\(value.isEmpty ? "" : " (a limit\(value))")."
         }
@@ -77,6 +91,10 @@ public struct TimeoutExceeded: Sendable, Hashable, CustomStringConvertible {
         if seconds.isFinite, seconds == seconds.rounded(), abs(seconds) < 1e15 { return "\(Int64(seconds)) s" }
         return "\(seconds) s"
     }
+
+    /// Whether the limit ends only the attempt (a stalled or missing connection), which a retry
+    /// may repeat, rather than the whole request.
+    var endsOnlyTheAttempt: Bool { kind == .idle || kind == .connect }
 
     /// The same detail at `url`, unless it names one already.
     func locating(_ url: URL?) -> TimeoutExceeded {

@@ -70,8 +70,9 @@ public struct RetryPolicy: Sendable, Hashable {
     /// `408 Request Timeout`, `429 Too Many Requests`, `500`, `502`, `503`, `504`.
     public static let defaultRetryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504]
 
-    /// Timed out (the transport's idle or connect limit; the request's own deadline,
-    /// ``NetworkError/timedOut(_:)``, is never retried), cannot connect, connection lost, unknown
+    /// Timed out (an engine's own backstop; an idle or connect timeout, ``NetworkError/timedOut(_:)``
+    /// of kind ``TimeoutExceeded/Kind/idle`` or ``TimeoutExceeded/Kind/connect``, is retried when
+    /// this set holds `URLError.timedOut`; the request's own deadline never is), cannot connect, connection lost, unknown
     /// host, DNS failure, not connected, and Linux's `-1` for a connection closed mid-body.
     public static let defaultRetryableErrorCodes: Set<Int> = [
         URLError.timedOut.rawValue, URLError.cannotConnectToHost.rawValue,
@@ -111,9 +112,13 @@ public struct RetryPolicy: Sendable, Hashable {
             return backoff(afterAttempt: attempts, random: random)
         case let .proxy(failure, urlError) where failure.mayMendItself && retryableErrorCodes.contains(urlError.code.rawValue):
             return backoff(afterAttempt: attempts, random: random)
+        case let .timedOut(timeout) where timeout.endsOnlyTheAttempt:
+            // A connection that stalled or never came: the next attempt may fare better, as for
+            // an engine's own timeout (`URLError.timedOut`, above) — and the same set decides.
+            guard retryableErrorCodes.contains(URLError.timedOut.rawValue) else { return nil }
+            return backoff(afterAttempt: attempts, random: random)
         case .timedOut:
-            // The request's own deadline, final. (A transport's idle or connect timeout is a
-            // `.transport` error with `URLError.timedOut`, retried above like any transport error.)
+            // The request's own deadline or a blocking call's, final.
             return nil
         case let .httpStatus(response) where retryableStatusCodes.contains(response.statusCode):
             guard let header = response.headers["Retry-After"] else { return backoff(afterAttempt: attempts, random: random) }

@@ -70,6 +70,7 @@ struct CodingScopedRequest<Base: NetworkRequest>: NetworkRequest {
     var timeout: TimeInterval { base.timeout }
     var retryPolicy: RetryPolicy? { base.retryPolicy }
     var rateLimit: RateLimit? { base.rateLimit }
+    var transferOptions: TransferOptions { base.transferOptions }
     var acceptedStatusCodes: Set<Int> { base.acceptedStatusCodes }
     var acceptedContentTypes: [String]? { base.acceptedContentTypes }
     var finishingQueue: DispatchQueue { base.finishingQueue }

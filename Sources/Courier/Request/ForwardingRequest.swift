@@ -58,6 +58,8 @@ extension ForwardingRequest {
     public var retryPolicy: RetryPolicy? { base.retryPolicy }
     /// The base request's rate limit (`nil`: the network's).
     public var rateLimit: RateLimit? { base.rateLimit }
+    /// The base request's idle and connect timeouts (each `nil`: the network's).
+    public var transferOptions: TransferOptions { base.transferOptions }
     /// The base request's accepted statuses.
     public var acceptedStatusCodes: Set<Int> { base.acceptedStatusCodes }
     /// The base request's accepted media types.

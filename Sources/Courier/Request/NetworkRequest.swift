@@ -73,6 +73,13 @@ public protocol NetworkRequest: HPNetworkRequestMembers, Sendable {
     /// var rateLimit: RateLimit? { RateLimit(receiveBytesPerSecond: 256 << 10) }   // at most 256 KiB/s
     /// ```
     var rateLimit: RateLimit? { get }
+    /// The request's idle and connect timeouts, each `nil` for the network's (see
+    /// ``TransferOptions``). Default: `TransferOptions()`, the network's.
+    ///
+    /// ```swift
+    /// var transferOptions: TransferOptions { TransferOptions(idleTimeout: 5) }   // a stall is 5 s
+    /// ```
+    var transferOptions: TransferOptions { get }
     /// The statuses the default ``validate(_:)`` accepts. Default: `200..<300`.
     ///
     /// ```swift
@@ -126,6 +133,9 @@ extension NetworkRequest {
     /// GetUser(id: 1).rateLimit   // nil, unless GetUser sets one
     /// ```
     public var rateLimit: RateLimit? { nil }
+
+    /// None of its own: the network's idle and connect timeouts.
+    public var transferOptions: TransferOptions { TransferOptions() }
     /// Default: `200..<300`.
     ///
     /// ```swift
@@ -158,8 +168,9 @@ extension NetworkRequest {
         // A new URLRequest is a GET already; Foundation's setter normalises the method through
         // NSString, a visible cost on every small request.
         if method != .get { request.httpMethod = method.rawValue }
-        // URLSession's own timeout is only an idle-timeout backstop; see RequestTimeout.
-        if let idleTimeout = RequestTimeout.idleTimeout(for: timeout) { request.timeoutInterval = idleTimeout }
+        // `timeoutInterval` stays URLRequest's default: the idle timeout is the request's
+        // `transferOptions` over the network's, which Courier watches itself; a value set here
+        // (an override, an interceptor) is taken as the idle timeout instead (RequestTimeout).
         // Checked before `setValue`, which silently drops a value with CR, LF or NUL.
         for (name, value) in headers {
             try HeaderValidation.check(name: name, value: value)

@@ -76,6 +76,14 @@ public struct Request<Output: Sendable>: NetworkRequest {
     /// request.rateLimit = RateLimit(receiveBytesPerSecond: 1 << 20)   // 1 MiB/s
     /// ```
     public var rateLimit: RateLimit?
+    /// The idle and connect timeouts of this request, each `nil` for the network's (see
+    /// ``TransferOptions``). Default: the network's.
+    ///
+    /// ```swift
+    /// var request = Request<Data>.get(isoURL)
+    /// request.transferOptions.idleTimeout = 10   // 10 s without a byte is a stall
+    /// ```
+    public var transferOptions = TransferOptions()
 
     private let transform: @Sendable (Data, HTTPResponse) throws -> Output
     private var errorConversion: (@Sendable (NetworkError, HTTPResponse?) -> any Error)?
@@ -201,6 +209,7 @@ public struct Request<Output: Sendable>: NetworkRequest {
         request.acceptedStatusCodes = acceptedStatusCodes
         request.acceptedContentTypes = acceptedContentTypes
         request.rateLimit = rateLimit
+        request.transferOptions = transferOptions
         request.errorConversion = errorConversion
         return request
     }

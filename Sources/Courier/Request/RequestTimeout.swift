@@ -3,8 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A request's deadline (``NetworkRequest/timeout``), as Courier enforces it, and the idle
-/// limit its transport is given as a backstop (``TransportLimits``).
+/// A request's deadline (``NetworkRequest/timeout``), as Courier enforces it, and the idle and
+/// connect timeouts of its tasks (``TaskOptions``): the request's own over the network's.
 ///
 /// Courier's own timer enforces the deadline; URLSession gets only an idle timeout as a
 /// backstop. FoundationNetworking turns that interval into whole milliseconds in an `Int` and
@@ -46,25 +46,39 @@ enum RequestTimeout {
         return copy
     }
 
-    /// URLSession's idle timeout for a deadline, or `nil` to keep URLSession's default (for no
-    /// deadline, or none that makes sense). FoundationNetworking truncates it to whole seconds
-    /// (0.3 would be an immediate timeout), so it is rounded up plus a second: a backstop for
-    /// a stalled connection that never fires before Courier's own deadline.
-    static func idleTimeout(for timeout: TimeInterval) -> TimeInterval? {
-        guard timeout.isFinite, timeout > 0 else { return nil }
-        return min(timeout.rounded(.up) + 1, transportLimit)
+    /// A network's idle and connect timeouts: its ``ConnectionOptions``', else, for the idle
+    /// one, the configuration's `timeoutIntervalForRequest` (URLSession's meaning of it: an idle
+    /// timeout). A value that is no limit (`.infinity`, and for the configuration's, 0 or less
+    /// or NaN, which the options refuse) is `nil`.
+    static func networkTimeouts(configuration: URLSessionConfiguration, connection: ConnectionOptions) -> TransferOptions {
+        func limit(_ value: TimeInterval?) -> TimeInterval? {
+            guard let value, value.isFinite, value > 0 else { return nil }
+            return value
+        }
+        return TransferOptions(idleTimeout: connection.idleTimeout.map(limit) ?? limit(configuration.timeoutIntervalForRequest),
+                               connectTimeout: limit(connection.connectTimeout))
     }
 
-    /// The transport's limits for an attempt's finished request: its `timeoutInterval` (the
-    /// idle timeout Courier set from the deadline, or whatever an overridden `makeURLRequest` or
-    /// an interceptor set instead) as the idle limit, in milliseconds. The one place that reads
-    /// the field; engines get the value.
-    static func limits(for request: URLRequest) -> TransportLimits {
-        // Zero or negative means nothing as an idle timeout, and FoundationNetworking then times
-        // out at once, or not, depending on a race (seen under Thread Sanitizer); too large, it
-        // traps: the backstop's limit instead. Courier's own deadline is the real one.
-        var interval = request.timeoutInterval
-        if interval.isNaN || interval <= 0 || interval > transportLimit { interval = transportLimit }
-        return TransportLimits(idleMilliseconds: Int((interval * 1000).rounded(.up)))
+    /// The idle timeout an attempt's finished request sets itself: a `timeoutInterval` other than
+    /// `URLRequest`'s default (60 s), from an overridden `makeURLRequest` or an interceptor, as
+    /// URLSession would take it; `nil` for none (the request's ``TransferOptions`` decide). The
+    /// one place that reads the field.
+    static func idleTimeout(of request: URLRequest) -> TimeInterval? {
+        let interval = request.timeoutInterval
+        guard interval != unsetInterval, interval.isFinite, interval > 0 else { return nil }
+        return interval
+    }
+
+    /// `URLRequest`'s own `timeoutInterval` when nobody set one.
+    static let unsetInterval: TimeInterval = 60
+
+    /// The options of one task: the request's own over the network's (`nil` fields of
+    /// `request` take `network`'s; `.infinity` means none), the attempt's `URLRequest` having the
+    /// last word on the idle timeout (``idleTimeout(of:)``).
+    static func options(request: TransferOptions, network: TransferOptions, rateLimit: RateLimit?, urlRequest: URLRequest) -> TaskOptions {
+        func limit(_ value: TimeInterval?) -> TimeInterval? { value.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } }
+        let idle = idleTimeout(of: urlRequest) ?? (request.idleTimeout.map(limit) ?? network.idleTimeout)
+        let connect = request.connectTimeout.map(limit) ?? network.connectTimeout
+        return TaskOptions(idleTimeout: idle, connectTimeout: connect, rateLimit: rateLimit)
     }
 }

@@ -50,6 +50,9 @@ final class NetworkCore: Sendable {
     let maximumResponseSize = Locked<Int64>(100 << 20)
     let decompressionLimit = Locked(DecompressionLimit.standard)
     let maximumRedirects = Locked(10)
+    /// The network's idle and connect timeouts, beneath each request's own
+    /// (``NetworkRequest/transferOptions``): `nil` for none.
+    let timeouts: TransferOptions
     /// A setting the engine cannot honour (say, TLS options on URLSession): every request fails
     /// with this error rather than run without it.
     let unsupportedSetting: NetworkError?
@@ -81,6 +84,7 @@ final class NetworkCore: Sendable {
             }
             if let unsupportedSetting { throw unsupportedSetting }
             if let rateLimit = request.rateLimit { try check(rateLimit) }
+            if let problem = request.transferOptions.problem { throw NetworkError.invalidRequest(problem) }
             guard let url = urlRequest.url else { throw NetworkError.invalidURL("the request has no URL") }
             try URLValidation.check(url)
             return .success(urlRequest)
@@ -130,8 +134,8 @@ final class NetworkCore: Sendable {
 
     /// The last check of an attempt's request, after the defaults and the interceptors, whoever
     /// built it (an overridden `makeURLRequest` too): the method must be a token and every header
-    /// field safe to send (``HeaderValidation``). (Its timeout becomes the transport's
-    /// ``TransportLimits`` when the task is made: ``RequestTimeout/limits(for:)``.)
+    /// field safe to send (``HeaderValidation``). (A `timeoutInterval` set on it becomes the
+    /// attempt's idle timeout: ``RequestTimeout/idleTimeout(of:)``.)
     static func finalize(_ request: URLRequest) -> Result<URLRequest, NetworkError> {
         do throws(NetworkError) {
             try HeaderValidation.checkMethod(request.httpMethod ?? "GET")
@@ -166,8 +170,10 @@ final class NetworkCore: Sendable {
     /// A core over the transport `makeTransport` builds around the registry and delegate queue.
     /// `workQueue`, when given, is the queue the requests' own code runs on (see ``requestCodeQueue``).
     init(maximumConcurrentRequests: Int, sessionCookies: SessionCookies? = nil, unsupportedSetting: NetworkError? = nil,
+         timeouts: TransferOptions = TransferOptions(),
          workQueue userQueue: DispatchQueue? = nil, makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
         _ = Self.endingMetadata
+        self.timeouts = timeouts
         self.sessionCookies = sessionCookies
         self.unsupportedSetting = unsupportedSetting
         delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)

@@ -334,6 +334,12 @@ struct TransferLifecycle<Task> {
 
     // MARK: - Views
 
+    /// The task in flight, in ``Phase/running(_:)``; `nil` in every other phase.
+    var runningTask: Task? {
+        if case let .running(task) = phase { return task }
+        return nil
+    }
+
     /// Whether the transfer has ended.
     var hasEnded: Bool {
         switch phase {

@@ -43,6 +43,9 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     var decompressesResponses: Bool { settings.decompressesResponses }
     /// The request's own rate limit, handed to each task (see ``NetworkRequest/rateLimit``).
     private let rateLimit: RateLimit?
+    /// The request's own idle and connect timeouts (``NetworkRequest/transferOptions``), over the
+    /// network's when each task is made (``RequestTimeout/options(request:network:rateLimit:urlRequest:)``).
+    private let transferOptions: TransferOptions
     /// The request as built and completed with the Network's defaults, before interceptors.
     private let baseRequest: Result<URLRequest, NetworkError>
     private let body: Body
@@ -70,6 +73,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         self.settings = settings
         self.retryPolicy = request.retryPolicy ?? settings.retryPolicy
         self.rateLimit = request.rateLimit
+        self.transferOptions = request.transferOptions
         self.baseRequest = baseRequest
         self.body = body
         self.delivery = delivery
@@ -147,8 +151,10 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             return
         }
         let measures = !core.transport.measuresTransfers
+        let now = DispatchTime.now()
         let route = state.withLock { state in
-            if measures { state.clock.headArrived = .now() }
+            if measures { state.clock.headArrived = now }
+            state.stall.heard(at: now.uptimeNanoseconds)
             return state.lifecycle.headRoute
         }
         switch route {
@@ -185,7 +191,13 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// decompression limit: the transfer then ends with ``NetworkError/limitExceeded(_:)`` (and
     /// the chunk is dropped). A chunk the body refuses (flow control) is not counted: it comes back.
     private func receive(count: Int, encodedBytes: Int64?, _ deliver: () -> BodyStep) -> ReceiveDecision {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let holds = body.mayHoldChunks
         let (skipped, guarded, exceeded) = state.withLock { state -> (Bool, Bool, NetworkError?) in
+            state.stall.heard(at: now)
+            // A body that may keep this chunk waiting (a stream with no room) is holding it
+            // until it answers: that wait is not the server's stall.
+            if holds { state.stall.isHolding = true }
             // The 307 or 308 Courier follows itself once this task is over (see redirect): its
             // body is nobody's, and is dropped unread.
             if state.lifecycle.skipsBody { return (true, false, nil) }
@@ -200,6 +212,14 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             return .accepted
         }
         let step = deliver()
+        if holds {
+            // Refused, the chunk stays held until the task offers it again.
+            let now = DispatchTime.now().uptimeNanoseconds
+            state.withLock { state in
+                state.stall.heard(at: now)
+                state.stall.isHolding = step.refused
+            }
+        }
         apply(step)
         guard step.refused else { return .accepted }
         if guarded { state.withLock { $0.decoding?.returned(count) } }
@@ -207,6 +227,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        state.withLock { $0.stall.heard(at: now) }
         apply(body.didSend(totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend))
     }
 
@@ -265,7 +287,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             state.withLock { _ = $0.lifecycle.redirectMet(.refused(.unsupportedRedirect(scheme, head)), maximum: 0) }
             return nil
         }
-        let original = state.withLock { $0.lifecycle.request }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let original = state.withLock { state in
+            state.stall.heard(at: now)
+            return state.lifecycle.request
+        }
         var next = RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original)
         if let cookies = core.sessionCookies { next = cookies.applying(to: next) }
         // FoundationNetworking would re-send a 307/308 without its body, and fails a task's 21st
@@ -336,16 +362,17 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     private func event(_ body: (inout State) -> Lifecycle.Action) -> Lifecycle.Action {
         // The two timers as a pair, not an array: this runs for every event, and an array (and
         // its compacted copy) were two allocations a request.
-        let (action, deadline, backoff) = state.withLock { state -> (Lifecycle.Action, TimerQueue.Token?, TimerQueue.Token?) in
+        let (action, deadline, backoff, stall) = state.withLock { state -> (Lifecycle.Action, TimerQueue.Token?, TimerQueue.Token?, TimerQueue.Token?) in
             let action = body(&state)
-            guard case .end = action else { return (action, nil, nil) }
-            defer { state.deadline = nil; state.backoff = nil }
-            return (action, state.deadline, state.backoff)
+            guard case .end = action else { return (action, nil, nil, nil) }
+            defer { state.deadline = nil; state.backoff = nil; state.stallCheck = nil }
+            return (action, state.deadline, state.backoff, state.stallCheck)
         }
         // Cancelled outside this lock (the timer queue has its own); one that fires meanwhile
         // finds the lifecycle ended and does nothing.
         if let deadline { core.timers.cancel(deadline) }
         if let backoff { core.timers.cancel(backoff) }
+        if let stall { core.timers.cancel(stall) }
         return action
     }
 
@@ -373,6 +400,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             if !settings.observers.isEmpty, let request = state.withLock({ $0.sending }) {
                 notifyObservers { $0.willSend(request, context: $1) }
             }
+            watchStalls(of: task)
             task.resume()
         case let .discard(task):
             core.registry.detach(task)
@@ -420,16 +448,16 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             handle { $0.taskCreationFailed(problem) }
             return
         }
+        let options = RequestTimeout.options(request: transferOptions, network: core.timeouts, rateLimit: rateLimit, urlRequest: request)
         let task: any TransportTask
         do {
-            task = try body.makeTask(in: core.transport, for: request, limits: RequestTimeout.limits(for: request))
+            task = try body.makeTask(in: core.transport, for: request, options: options)
         } catch {
             // Bodies throw NetworkErrors (a missing upload file, a disk error); anything else is
             // reported as a transport failure carrying it.
             handle { $0.taskCreationFailed(error as? NetworkError ?? .transport(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error]))) }
             return
         }
-        if let rateLimit { task.limitRate(to: rateLimit) }
         // Before the task is published (attach, the lifecycle): whoever cancels it later finds it
         // on the caller's thread already.
         delivery.driver?.adopt(task)
@@ -439,6 +467,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         perform(event { state in
             if measures, state.clock.started == nil { state.clock.started = .now() }
             state.sending = request
+            state.taskOptions = options
             let action = state.lifecycle.taskCreated(task)
             if case .resume(_, armDeadline: true) = action, let due = state.deadlineAt {
                 state.deadline = makeDeadlineTimer(at: due)
@@ -519,6 +548,56 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         core.timers.schedule(atUptime: due) { [self] in end(with: deadlinePassed) }
     }
 
+    // MARK: - Idle and connect timeouts
+
+    /// Starts watching `task`, about to be resumed, for its idle and connect timeouts
+    /// (``StallWatch``), in place of the task before it.
+    private func watchStalls(of task: any TransportTask) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let keepsConnect = core.transport.enforcesConnectTimeouts
+        let (due, previous) = state.withLock { state -> (UInt64?, TimerQueue.Token?) in
+            defer { state.stallCheck = nil }
+            guard let options = state.taskOptions else { return (nil, state.stallCheck) }
+            state.stall = StallWatch(task: ObjectIdentifier(task), options: options, transportKeepsConnect: keepsConnect, now: now)
+            return (state.stall.firstCheck, state.stallCheck)
+        }
+        if let previous { core.timers.cancel(previous) }
+        if let due { scheduleStallCheck(at: due) }
+    }
+
+    /// Arms the one stall check; dropped at once if the transfer ended meanwhile (its ending took
+    /// the timers it found, not this one).
+    private func scheduleStallCheck(at due: UInt64) {
+        guard let token = core.timers.schedule(atUptime: due, { [self] in checkStalls() }) else { return }
+        let kept = state.withLock { state -> Bool in
+            guard !state.lifecycle.hasEnded, state.stallCheck == nil else { return false }
+            state.stallCheck = token
+            return true
+        }
+        if !kept { core.timers.cancel(token) }
+    }
+
+    /// The stall check's timer fired: the running task has passed its idle or connect timeout
+    /// and is failed through its transport (so its end comes in its own order of events, and
+    /// the retry policy judges it), or it is alive and the next check is armed.
+    private func checkStalls() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let found = state.withLock { state -> (StallWatch.Verdict, any TransportTask, TaskOptions?, URL?)? in
+            state.stallCheck = nil
+            guard let task = state.lifecycle.runningTask, ObjectIdentifier(task) == state.stall.task else { return nil }
+            return (state.stall.verdict(at: now), task, state.taskOptions, state.lifecycle.request?.url)
+        }
+        guard let (verdict, task, options, url) = found else { return }
+        switch verdict {
+        case let .checkAgain(at: due):
+            scheduleStallCheck(at: due)
+        case .idlePassed:
+            core.transport.fail(task, with: .timedOut(TimeoutExceeded(kind: .idle, seconds: options?.idleTimeout, url: url)))
+        case .connectPassed:
+            core.transport.fail(task, with: .timedOut(TimeoutExceeded(kind: .connect, seconds: options?.connectTimeout, url: url)))
+        }
+    }
+
     /// The backoff's timer (see ``makeDeadlineTimer(at:)``).
     private func makeBackoffTimer(after interval: TimeInterval) -> TimerQueue.Token? {
         core.timers.schedule(after: interval) { [self] in handle { $0.backoffElapsed() } }
@@ -538,6 +617,11 @@ private struct TransferState {
     var backoff: TimerQueue.Token?
     /// The request the current task sends, as the observers' `willSend` sees it (cookies included).
     var sending: URLRequest?
+    /// The current task's options (its timeouts, as the engine was given them).
+    var taskOptions: TaskOptions?
+    /// The current task's idle and connect timeouts, and the timer that checks them.
+    var stall = StallWatch()
+    var stallCheck: TimerQueue.Token?
     /// What the current response's body decodes to, when it arrives decoded.
     var decoding: DecompressionGuard?
     /// The attempt's own timing, for a transport that reports no metrics (URLSession on Linux).

@@ -177,10 +177,14 @@ final class CLIScriptingFlagsTests: CLITestCase {
     }
 
     func testConnectTimeoutGivesUpOnAConnectionThatIsNeverAccepted() throws {
-        let port = try listenerThatAcceptsNobody()
-        let result = try courier("--connect-timeout", "0.5", "http://127.0.0.1:\(port)/")
+        let listener = try FullBacklogListener()
+        addTeardownBlock { listener.close() }
+        let result = try courier("--connect-timeout", "0.5", listener.url.absoluteString)
         XCTAssertEqual(result.status, 28, result.stderrText)
-        XCTAssertTrue(result.stderrText.contains("no connection or no data for 1 s (--connect-timeout)"), result.stderrText)
+        XCTAssertTrue(result.stderrText.contains("could not connect to 127.0.0.1 within 0.5 s (--connect-timeout)"), result.stderrText)
+        if let curl = try RealCurl.run(["-sS", "--connect-timeout", "0.5", listener.url.absoluteString]) {
+            XCTAssertEqual(curl.status, 28, "curl agrees")
+        }
         assertUsageError(try courier("--connect-timeout", "0", "http://127.0.0.1:1/"), mentions: "--connect-timeout needs a positive number")
     }
 
@@ -256,28 +260,5 @@ final class CLIScriptingFlagsTests: CLITestCase {
             if let long = spec.long { XCTAssertTrue(text.contains("--" + long), "Docs/CommandLine.md lacks --\(long)") }
             if let short = spec.short { XCTAssertTrue(text.contains("-\(short)"), "Docs/CommandLine.md lacks -\(short)") }
         }
-    }
-
-    // MARK: - Support
-
-    /// A port on 127.0.0.1 whose listener never accepts and whose backlog is full, so a new
-    /// connection attempt waits (its SYN is dropped) instead of being refused. Closed at teardown.
-    private func listenerThatAcceptsNobody() throws -> Int {
-        let listener = try TestServerSocket.makeBoundSocket()
-        addTeardownBlock { close(listener) }
-        guard listen(listener, 0) == 0 else { throw TestServerError("listen") }
-        let port = try TestServerSocket.localPort(listener)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        // The one connection a backlog of 0 holds.
-        let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        addTeardownBlock { close(filler) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw TestServerError("connect") }
-        return port
     }
 }

@@ -47,17 +47,26 @@ final class SeamTests: XCTestCase {
         guard case .completed = URLSessionFailure.outcome(of: nil, headReceived: true) else { return XCTFail("no error, completed") }
     }
 
-    func testTheIdleLimitIsTheRequestsTimeoutIntervalInMillisecondsWithinTheBackstop() {
-        func limit(_ interval: TimeInterval) -> Int? {
+    func testAnAttemptsTimeoutIntervalIsItsIdleTimeoutOnlyWhereSomeoneSetIt() throws {
+        func idle(_ interval: TimeInterval) -> TimeInterval? {
             var request = URLRequest(url: url)
             request.timeoutInterval = interval
-            return RequestTimeout.limits(for: request).idleMilliseconds
+            return RequestTimeout.options(request: TransferOptions(idleTimeout: 7), network: TransferOptions(idleTimeout: 9),
+                                          rateLimit: nil, urlRequest: request).idleTimeout
         }
-        XCTAssertEqual(limit(61), 61_000)
-        XCTAssertEqual(limit(0.3), 300, "milliseconds: the curl engine keeps them; URLSession rounds up to whole seconds itself")
-        let week = Int(RequestTimeout.transportLimit * 1000)
-        for meaningless in [0, -1, .nan, .infinity, 1e300] { XCTAssertEqual(limit(meaningless), week, "\(meaningless)") }
-        // The request Courier builds carries its deadline rounded up plus a second (the backstop).
-        XCTAssertEqual(RequestTimeout.limits(for: try Request<Data>(url: url, timeout: 0.3).makeURLRequest()).idleMilliseconds, 2_000)
+        XCTAssertEqual(idle(61), 61)
+        XCTAssertEqual(idle(0.3), 0.3, "fractions are kept: Courier watches the timeout itself")
+        for meaningless in [0, -1, .nan, .infinity] { XCTAssertEqual(idle(meaningless), 7, "\(meaningless): the request's own") }
+        XCTAssertEqual(idle(60), 7, "URLRequest's default means nobody set it")
+        // The request Courier builds leaves the field alone, whatever its deadline.
+        XCTAssertEqual(try Request<Data>(url: url, timeout: 0.3).makeURLRequest().timeoutInterval, RequestTimeout.unsetInterval)
+        let none = RequestTimeout.options(request: TransferOptions(idleTimeout: .infinity), network: TransferOptions(idleTimeout: 9),
+                                          rateLimit: nil, urlRequest: URLRequest(url: url))
+        XCTAssertNil(none.idleTimeout, ".infinity is none, over the network's")
+        let inherited = RequestTimeout.options(request: TransferOptions(), network: TransferOptions(idleTimeout: 9, connectTimeout: 2),
+                                               rateLimit: nil, urlRequest: URLRequest(url: url))
+        XCTAssertEqual(inherited, TaskOptions(idleTimeout: 9, connectTimeout: 2))
+        XCTAssertEqual(TaskOptions.backstop(for: 0.3), 2, "an engine's backstop: whole seconds, a second later")
+        XCTAssertEqual(TaskOptions.backstop(for: 1e300), RequestTimeout.transportLimit)
     }
 }

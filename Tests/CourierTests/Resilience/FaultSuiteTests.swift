@@ -44,8 +44,8 @@ final class FaultSuiteTests: XCTestCase {
     }
 
     /// The same stalled server, two ways to give up on it: the request's own deadline
-    /// (``NetworkError/timedOut``, final) and the transport's idle limit (a transport error with
-    /// `URLError.timedOut`, which the retry policy retries like any other transport failure).
+    /// (``NetworkError/timedOut``, final) and an attempt's idle timeout (`timedOut` of kind
+    /// `.idle`, which the retry policy retries like a transport failure).
     func testTheDeadlineAndATransportIdleTimeoutAreToldApart() throws {
         let server = try makeServer()
         holdRequests(at: "/deadline", on: server)
@@ -60,11 +60,11 @@ final class FaultSuiteTests: XCTestCase {
         let network = makeNetwork(retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maximumDelay: 0.05))
         network.interceptors = [OneSecondIdleLimit()]
         let idle = Request<Data>(url: server.url("/idle"), timeout: 30)
-        guard case let .transport(error)? = networkError(result(of: idle, on: network, timeout: 25)) else {
-            return XCTFail("an idle timeout is a transport error")
+        guard case let .timedOut(limit)? = networkError(result(of: idle, on: network, timeout: 25)) else {
+            return XCTFail("an idle timeout is timedOut")
         }
-        XCTAssertEqual(error.code, .timedOut)
-        XCTAssertNotNil(NetworkError.transport(error).metrics, "the attempt's metrics come with it")
+        XCTAssertEqual(limit.kind, .idle)
+        XCTAssertEqual(limit.seconds, 1, "the interceptor's timeoutInterval is the idle timeout")
         XCTAssertEqual(hits(server, "/idle"), 2, "an idle timeout is transient: retried")
     }
 

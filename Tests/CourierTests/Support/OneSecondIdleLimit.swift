@@ -1,8 +1,8 @@
 import Courier
 import Foundation
 
-/// Sets every attempt's idle limit (the transport's backstop, the request's `timeoutInterval`)
-/// to one second, as the `courier` tool's `--connect-timeout` does.
+/// Sets every attempt's idle timeout to one second the way code written for URLSession does, with
+/// the request's `timeoutInterval` (see `RequestTimeout.idleTimeout(of:)`).
 struct OneSecondIdleLimit: RequestInterceptor {
     func adapt(_ request: URLRequest, context: RequestContext,
                completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {

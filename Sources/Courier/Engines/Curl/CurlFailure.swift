@@ -20,9 +20,10 @@ import FoundationNetworking
 /// (35, 58, 60, 77, 90) ``NetworkError/tls(_:_:)`` with the ``TLSFailure`` each means, 5 (the
 /// proxy does not resolve), 56 or 97 after a refused `CONNECT`, and 7 when libcurl's message
 /// names an address other than the request's (the proxy's) are ``NetworkError/proxy(_:_:)``;
-/// 28 (libcurl's connect timeout, or the stall limit: the task's ``TransportLimits``) is
-/// ``NetworkError/transport(_:)`` with `URLError.timedOut`, never ``NetworkError/timedOut(_:)``
-/// (the request's own deadline); the rest keep their `URLError`.
+/// 28 (libcurl's stall limit, a backstop behind the idle timeout the transfer watches; a connect
+/// timeout the task set is reported by `CurlTask` itself, as ``NetworkError/timedOut(_:)`` of kind
+/// ``TimeoutExceeded/Kind/connect``) is ``NetworkError/transport(_:)`` with `URLError.timedOut`;
+/// the rest keep their `URLError`.
 struct CurlFailure {
     /// `userInfo` key of the `CURLcode` (an `Int`) behind a curl-engine `URLError`.
     static let codeKey = "CourierCurlCode"

@@ -6,12 +6,13 @@ import FoundationNetworking
 
 /// Sets an easy handle up for one request: URL, method, headers, body, callbacks, limits, proxy, TLS.
 enum CurlRequestOptions {
-    /// Applies `request` to `easy`, with the task's `limits`. `headers` holds the handle's header list (replaced here);
+    /// Applies `request` to `easy`, with the task's `options` (its timeouts; the rate limit is
+    /// ``CurlConnectionOptions``' business). `headers` holds the handle's header list (replaced here);
     /// `context` is the task the callbacks receive; `decompresses` is the transfer's
     /// ``Network/decompressesResponses``. Returns whether libcurl decodes the body (the response
     /// head's `decodesContent`), decided here once rather than again from the headers per response.
     @discardableResult
-    static func apply(_ request: URLRequest, upload: CurlTask.Upload, limits: TransportLimits, settings: CurlSettings, decompresses: Bool = true,
+    static func apply(_ request: URLRequest, upload: CurlTask.Upload, options taskOptions: TaskOptions, settings: CurlSettings, decompresses: Bool = true,
                       to easy: OpaquePointer, headers: inout OpaquePointer?, context: UnsafeMutableRawPointer) throws -> Bool {
         // Every option's result is checked: the first one libcurl refuses ends the request,
         // named (CurlOptionSetter.check, at the end).
@@ -128,18 +129,18 @@ enum CurlRequestOptions {
         }
         options.set(Int32(CCURLOPT_HTTPHEADER), pointer: UnsafeRawPointer(headers))
 
-        // Limits. Courier's own deadline is the real timeout; these are backstops, with
-        // URLSession's meaning of an idle limit (no connection, or no data, for that long):
-        // connecting, and a connection that stalls (under 1 byte/s).
-        // (The smaller of two limits without an array: that was two allocations a request.)
-        let idle = limits.idleMilliseconds.map { Double($0) / 1000 } ?? 0
-        func limit(_ seconds: Double) -> Double { seconds.isFinite && seconds > 0 ? seconds : .infinity }
-        let connect = min(limit(settings.connectTimeout), limit(idle))
-        // Rounded up: a positive limit under a millisecond must not become 0, libcurl's "none".
-        if connect.isFinite { set(Int32(CCURLOPT_CONNECTTIMEOUT_MS), Int((min(connect, 86_400) * 1000).rounded(.up))) }
-        if idle.isFinite, idle > 0 {
+        // Limits. Courier's own deadline is the real timeout, and the transfer watches the idle
+        // timeout itself, to the fraction of a second (StallWatch): libcurl's stall limit (under
+        // 1 byte/s, whole seconds) is a backstop a second later. The connect timeout is
+        // libcurl's, exact; without one, the idle timeout's backstop bounds connecting too.
+        let idle = TaskOptions.backstop(for: taskOptions.idleTimeout)
+        if let connect = taskOptions.connectTimeout.flatMap({ $0.isFinite && $0 > 0 ? $0 : nil }) ?? idle {
+            // Rounded up: a positive limit under a millisecond must not become 0, libcurl's "none".
+            set(Int32(CCURLOPT_CONNECTTIMEOUT_MS), Int((min(connect, 86_400) * 1000).rounded(.up)))
+        }
+        if let idle {
             set(Int32(CCURLOPT_LOW_SPEED_LIMIT), 1)
-            set(Int32(CCURLOPT_LOW_SPEED_TIME), Int(min(idle.rounded(.up), 86_400)))
+            set(Int32(CCURLOPT_LOW_SPEED_TIME), Int(min(idle, 86_400)))
         }
 
         if let proxies = settings.proxies {

@@ -9,8 +9,6 @@ import FoundationNetworking
 struct CurlSettings: Sendable {
     /// `httpAdditionalHeaders`, sent with every request unless the request sets the same header.
     let additionalHeaders: [(name: String, value: String)]
-    /// `timeoutIntervalForRequest`, used as the connect timeout.
-    let connectTimeout: TimeInterval
     /// `httpMaximumConnectionsPerHost`.
     let maximumConnectionsPerHost: Int
     /// `connectionProxyDictionary`'s HTTP and HTTPS proxies; `nil` leaves libcurl to read the
@@ -28,7 +26,6 @@ struct CurlSettings: Sendable {
             guard let name = key as? String else { return nil }
             return (name, "\(value)")
         }.sorted { $0.name < $1.name }
-        connectTimeout = configuration.timeoutIntervalForRequest
         maximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
         proxies = CurlProxies(configuration.connectionProxyDictionary)
         self.tls = tls

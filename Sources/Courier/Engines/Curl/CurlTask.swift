@@ -25,8 +25,9 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// adopted it (``CurlCallerDriver``), set before the task is resumed or published.
     var loop: CurlLoop
     private var request: URLRequest
-    /// The backstops the core asked for, kept across the redirects the task follows.
-    private let limits: TransportLimits
+    /// The limits the core asked for (timeouts, the request's rate limit), kept across the
+    /// redirects the task follows.
+    private let taskOptions: TaskOptions
     /// The body to send; none once a redirect has turned the request into a GET.
     private var upload: Upload
 
@@ -49,8 +50,6 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// Whether libcurl decodes this request's body: CurlRequestOptions decided it from the
     /// `Accept-Encoding` it set.
     private var decodesContent = true
-    /// The request's own rate limit (over the network's), set before the task starts.
-    private var rateLimit: RateLimit?
     /// The metrics of the redirects followed so far; read at the end of each transfer.
     private var metrics = CurlMetrics()
     /// Whether the current request is https (a TLS handshake is due), for the metrics' phase.
@@ -60,16 +59,22 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// libcurl's number for the connection, read when the head came (libcurl 8.2.0+).
     private var connectionID: Int64?
 
-    private let finished = Locked(false)
+    private let finished = Locked(Ending())
+
+    /// Whether the task is over, and the error to report when a cancel ends it (``fail(with:)``).
+    private struct Ending {
+        var done = false
+        var failure: NetworkError?
+    }
     /// libcurl's detailed message for a failure (CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes):
     /// "transfer closed with 7 bytes remaining to read" says more than the code's own text.
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
 
-    init(transport: CurlTransport, request: URLRequest, limits: TransportLimits, upload: Upload) {
+    init(transport: CurlTransport, request: URLRequest, options: TaskOptions, upload: Upload) {
         self.transport = transport
         self.loop = transport.loop
         self.request = request
-        self.limits = limits
+        self.taskOptions = options
         self.upload = upload
         errorBuffer.initialize(repeating: 0, count: 256)
     }
@@ -90,7 +95,18 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         loop.cancel(self)
     }
 
-    var hasCompleted: Bool { finished.withLock { $0 } }
+    var hasCompleted: Bool { finished.withLock { $0.done } }
+
+    /// Ends the task as a cancel does, on the loop thread between two of its callbacks, but
+    /// reports `error` as its outcome rather than nothing (see ``Transport/fail(_:with:)``).
+    func fail(with error: NetworkError) {
+        let failing = finished.withLock { ending -> Bool in
+            guard !ending.done else { return false }
+            ending.failure = error
+            return true
+        }
+        if failing { loop.cancel(self) }
+    }
 
     /// libcurl can pause a transfer: a refused chunk makes the write callback return
     /// `CURL_WRITEFUNC_PAUSE`, and libcurl keeps the chunk and stops reading the socket.
@@ -103,11 +119,6 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     }
 
     var isFinished: Bool { hasCompleted }
-
-    /// Set before ``resume()``, which hands the task to the loop thread (through its inbox's lock).
-    func limitRate(to limit: RateLimit) {
-        rateLimit = limit
-    }
 
     // MARK: - Loop thread: setting up
 
@@ -144,12 +155,12 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         do {
             try options.check()
             decompresses = transport.registry.transfer(for: self)?.decompressesResponses ?? true
-            decodesContent = try CurlRequestOptions.apply(request, upload: upload, limits: limits, settings: transport.settings,
+            decodesContent = try CurlRequestOptions.apply(request, upload: upload, options: taskOptions, settings: transport.settings,
                                                           decompresses: decompresses, to: easy,
                                                           headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
             let url = request.url
             usesTLS = CurlConnectionOptions.isHTTPS(url)
-            try CurlConnectionOptions.apply(to: easy, usesTLS: usesTLS, settings: transport.settings, rateLimit: rateLimit)
+            try CurlConnectionOptions.apply(to: easy, usesTLS: usesTLS, settings: transport.settings, rateLimit: taskOptions.rateLimit)
             try openUpload()
             return nil
         } catch let failure as ConfigurationFailure {
@@ -307,11 +318,28 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// already, to the registry, which frees a slot kept for it), with the transfer's `metrics`:
     /// a failure classified here, where libcurl's code and message are known (``CurlFailure``).
     func complete(code: Int32, detail: String?, connectStatus: Int = 0, metrics: TransferMetrics? = nil) {
+        let connectTimedOut = code == CCURLE_OPERATION_TIMEDOUT && taskOptions.connectTimeout != nil && !hasConnected
         guard markFinished() else { return }
-        let outcome: TransportOutcome = code == CCURLE_OK ? .completed
-            : .failed(CurlFailure(code: code, detail: detail, url: request.url, connectStatus: connectStatus,
-                                  headReceived: headDelivered, metrics: metrics).networkError)
+        let outcome: TransportOutcome
+        if code == CCURLE_OK {
+            outcome = .completed
+        } else if connectTimedOut, let seconds = taskOptions.connectTimeout {
+            // libcurl's CURLOPT_CONNECTTIMEOUT_MS, which Courier set from the request's own limit.
+            outcome = .failed(.timedOut(TimeoutExceeded(kind: .connect, seconds: seconds, url: request.url)))
+        } else {
+            outcome = .failed(CurlFailure(code: code, detail: detail, url: request.url, connectStatus: connectStatus,
+                                          headReceived: headDelivered, metrics: metrics).networkError)
+        }
         transport.registry.complete(self, outcome: outcome, metrics: metrics)
+    }
+
+    /// Whether the current handle got as far as a connection (libcurl's connect time is 0 until
+    /// then): a timeout before it is the connect timeout's.
+    private var hasConnected: Bool {
+        guard let easy else { return false }
+        var connectMicroseconds: ccurl_off_t = 0
+        guard ccurl_easy_getinfo_offset(easy, Int32(CCURLINFO_CONNECT_TIME_T), &connectMicroseconds) == CCURLE_OK else { return true }
+        return connectMicroseconds > 0
     }
 
     /// Ends the task with a transfer that could not be set up (nothing was sent).
@@ -322,16 +350,22 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         transport.registry.complete(self, outcome: .failed(error))
     }
 
-    /// The task was cancelled: it is over, and no event follows.
+    /// The task was cancelled: it is over, and no event follows but the failure it was
+    /// cancelled for (``fail(with:)``), if any.
     func markCancelled() {
+        let failure = finished.withLock { $0.done ? nil : $0.failure }
         guard markFinished() else { return }
-        transport.registry.taskDidComplete(self)
+        if let failure {
+            transport.registry.complete(self, outcome: .failed(failure))
+        } else {
+            transport.registry.taskDidComplete(self)
+        }
     }
 
     private func markFinished() -> Bool {
-        let first = finished.withLock { done -> Bool in
-            defer { done = true }
-            return !done
+        let first = finished.withLock { ending -> Bool in
+            defer { ending.done = true }
+            return !ending.done
         }
         if first {
             easy = nil

@@ -62,17 +62,25 @@ final class CurlTransport: Transport {
     /// `httpAdditionalHeaders`, which the engine sends with every request (``CurlSettings``).
     var configuredHeaders: [(name: String, value: String)] { settings.additionalHeaders }
 
-    func makeDataTask(with request: URLRequest, limits: TransportLimits) -> any TransportTask {
-        CurlTask(transport: self, request: request, limits: limits, upload: request.httpBody.map { .data($0) } ?? .none)
+    /// libcurl keeps a connect timeout to the millisecond (`CURLOPT_CONNECTTIMEOUT_MS`).
+    var enforcesConnectTimeouts: Bool { true }
+
+    func makeDataTask(with request: URLRequest, options: TaskOptions) -> any TransportTask {
+        CurlTask(transport: self, request: request, options: options, upload: request.httpBody.map { .data($0) } ?? .none)
     }
 
-    func makeUploadTask(with request: URLRequest, fromFile file: URL, limits: TransportLimits) -> any TransportTask {
-        CurlTask(transport: self, request: request, limits: limits, upload: .file(file))
+    func makeUploadTask(with request: URLRequest, fromFile file: URL, options: TaskOptions) -> any TransportTask {
+        CurlTask(transport: self, request: request, options: options, upload: .file(file))
     }
 
     /// Takes effect at once on the loop thread: no delay, no blocking, no byte after it.
     func cancel(_ task: any TransportTask) {
         task.cancel()
+    }
+
+    /// A cancel that reports `error` as the task's end (``CurlTask/fail(with:)``).
+    func fail(_ task: any TransportTask, with error: NetworkError) {
+        (task as? CurlTask)?.fail(with: error)
     }
 
     func invalidate() {

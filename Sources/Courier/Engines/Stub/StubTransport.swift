@@ -13,12 +13,12 @@ struct StubTransport: Transport {
     /// A stub answers whatever it is given (its rules may match on a GET's body).
     var sendsGETBodies: Bool { true }
 
-    /// A stub has no connection to stall: its limits are those of the request's deadline alone.
-    func makeDataTask(with request: URLRequest, limits: TransportLimits) -> any TransportTask {
+    /// A stub has no connection: the transfer's own watch is the only idle limit (``StallWatch``).
+    func makeDataTask(with request: URLRequest, options: TaskOptions) -> any TransportTask {
         StubTask(request: request, bodyFile: nil, transport: self)
     }
 
-    func makeUploadTask(with request: URLRequest, fromFile file: URL, limits: TransportLimits) -> any TransportTask {
+    func makeUploadTask(with request: URLRequest, fromFile file: URL, options: TaskOptions) -> any TransportTask {
         StubTask(request: request, bodyFile: file, transport: self)
     }
 
@@ -26,6 +26,14 @@ struct StubTransport: Transport {
     var confirmsCancels: Bool { true }
 
     func cancel(_ task: any TransportTask) {
+        task.cancel()
+    }
+
+    /// The failure goes on the delegate queue before the cancel's own report, so it is the one
+    /// the transfer hears; the cancel stops every later step of the reply.
+    func fail(_ task: any TransportTask, with error: NetworkError) {
+        let failing = UncheckedSendable(task)  // a StubTask, Sendable; the existential is not.
+        delegateQueue.async { [registry] in registry.complete(failing.value, outcome: .failed(error)) }
         task.cancel()
     }
 

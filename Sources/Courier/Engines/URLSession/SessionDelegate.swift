@@ -57,6 +57,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         #endif
     }
 
+    /// Ends `task` with `error` (a limit its transfer watches passed; see ``Transport/fail(_:with:)``),
+    /// unless it has ended already: the registry hands its end on once, whichever comes first.
+    func fail(_ task: any TransportTask, with error: NetworkError) {
+        headsReceived.withLock { _ = $0.remove(ObjectIdentifier(task)) }
+        registry.complete(task, outcome: .failed(error), metrics: nil)
+    }
+
     #if !canImport(FoundationNetworking)
     /// Task metrics, kept from `didFinishCollecting` until the task completes (Apple platforms).
     private let collected = Locked<[ObjectIdentifier: TransferMetrics]>([:])

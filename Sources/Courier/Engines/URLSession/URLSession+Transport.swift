@@ -43,22 +43,34 @@ extension URLSession: Transport {
     /// URLSession fails such a task with "resource exceeds maximum size".
     var sendsGETBodies: Bool { false }
 
-    func makeDataTask(with request: URLRequest, limits: TransportLimits) -> any TransportTask {
-        dataTask(with: Self.applying(limits, to: request))
+    func makeDataTask(with request: URLRequest, options: TaskOptions) -> any TransportTask {
+        dataTask(with: Self.applying(options, to: request))
     }
 
-    func makeUploadTask(with request: URLRequest, fromFile file: URL, limits: TransportLimits) -> any TransportTask {
-        uploadTask(with: Self.applying(limits, to: request), fromFile: file)
+    func makeUploadTask(with request: URLRequest, fromFile file: URL, options: TaskOptions) -> any TransportTask {
+        uploadTask(with: Self.applying(options, to: request), fromFile: file)
     }
 
     /// URLSession's only per-request limit is `timeoutInterval`, an idle timeout, which
-    /// FoundationNetworking cuts to whole seconds (so 0.3 s would time out at once): the idle
-    /// limit rounded up. Without one, the request keeps its own.
-    private static func applying(_ limits: TransportLimits, to request: URLRequest) -> URLRequest {
-        guard let idle = limits.idleMilliseconds else { return request }
+    /// FoundationNetworking cuts to whole seconds (so 0.3 s would time out at once): the
+    /// transfer watches the idle and connect timeouts itself (``StallWatch``), and URLSession
+    /// gets the idle one as a backstop, rounded up and a second later (``TaskOptions/backstop(for:)``);
+    /// none, a week (``RequestTimeout/transportLimit``), since a request's own default would be
+    /// 60 s.
+    private static func applying(_ options: TaskOptions, to request: URLRequest) -> URLRequest {
         var request = request
-        request.timeoutInterval = (Double(idle) / 1000).rounded(.up)
+        request.timeoutInterval = TaskOptions.backstop(for: options.idleTimeout) ?? RequestTimeout.transportLimit
         return request
+    }
+
+    /// Reported on the delegate queue, after every callback of the task already queued there, so
+    /// no chunk reaches the transfer after its end; the task is cancelled as any other (``cancel(_:)``).
+    func fail(_ task: any TransportTask, with error: NetworkError) {
+        if let delegate = delegate as? SessionDelegate {
+            let failing = UncheckedSendable(task)  // URLSessionTask is thread-safe; not annotated on Linux.
+            delegateQueue.addOperation { delegate.fail(failing.value, with: error) }
+        }
+        cancel(task)
     }
 
     /// `httpAdditionalHeaders`, which URLSession sends with every request.

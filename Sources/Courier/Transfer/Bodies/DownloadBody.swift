@@ -107,7 +107,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     /// `--compressed`), unless the request names an encoding itself: a `Range` then counts the
     /// bytes that are written, and the size the server announces is the size that arrives. A
     /// server may compress anyway; see the type's documentation.
-    func makeTask(in transport: any Transport, for attemptRequest: URLRequest, limits: TransportLimits) throws -> any TransportTask {
+    func makeTask(in transport: any Transport, for attemptRequest: URLRequest, options taskOptions: TaskOptions) throws -> any TransportTask {
         var urlRequest = attemptRequest
         if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
@@ -129,7 +129,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
             urlRequest.setValue(record.validator, forHTTPHeaderField: "If-Range")
         }
         state.withLock { $0.start = start }
-        return transport.makeDataTask(with: urlRequest, limits: limits)
+        return transport.makeDataTask(with: urlRequest, options: taskOptions)
     }
 
     func didReceive(head: HTTPResponse) -> BodyStep {

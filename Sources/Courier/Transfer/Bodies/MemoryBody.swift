@@ -28,8 +28,8 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
 
     var uploadsFromFile: Bool { upload.uploadsFromFile }
 
-    func makeTask(in transport: any Transport, for urlRequest: URLRequest, limits: TransportLimits) throws -> any TransportTask {
-        try upload.makeTask(in: transport, for: urlRequest, limits: limits)
+    func makeTask(in transport: any Transport, for urlRequest: URLRequest, options: TaskOptions) throws -> any TransportTask {
+        try upload.makeTask(in: transport, for: urlRequest, options: options)
     }
 
     func didReceive(head: HTTPResponse) -> BodyStep {

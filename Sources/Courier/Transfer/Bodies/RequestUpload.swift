@@ -31,18 +31,18 @@ struct RequestUpload: Sendable {
     }
 
     /// The task sending `urlRequest` with the body.
-    func makeTask(in transport: any Transport, for urlRequest: URLRequest, limits: TransportLimits) throws -> any TransportTask {
+    func makeTask(in transport: any Transport, for urlRequest: URLRequest, options: TaskOptions) throws -> any TransportTask {
         switch body {
         case let .file(url)?, let .untypedFile(url)?:
             guard FileManager.default.isReadableFile(atPath: url.path) else {
                 throw NetworkError.fileSystem(url, CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path]))
             }
-            return transport.makeUploadTask(with: urlRequest, fromFile: url, limits: limits)
+            return transport.makeUploadTask(with: urlRequest, fromFile: url, options: options)
         case let .multipart(form)?:
             guard let file else { preconditionFailure("init makes the upload file for every multipart body") }
-            return transport.makeUploadTask(with: urlRequest, fromFile: try file.write(form), limits: limits)
+            return transport.makeUploadTask(with: urlRequest, fromFile: try file.write(form), options: options)
         default:
-            return transport.makeDataTask(with: urlRequest, limits: limits)
+            return transport.makeDataTask(with: urlRequest, options: options)
         }
     }
 

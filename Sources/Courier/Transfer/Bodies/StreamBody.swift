@@ -79,9 +79,11 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
     var startsOffThread: Bool { upload.startsOffThread }
 
     var uploadsFromFile: Bool { upload.uploadsFromFile }
+    /// A consumer that is behind keeps a chunk waiting (refused, or waited for: see above).
+    var mayHoldChunks: Bool { true }
 
-    func makeTask(in transport: any Transport, for urlRequest: URLRequest, limits: TransportLimits) throws -> any TransportTask {
-        let task = try upload.makeTask(in: transport, for: urlRequest, limits: limits)
+    func makeTask(in transport: any Transport, for urlRequest: URLRequest, options: TaskOptions) throws -> any TransportTask {
+        let task = try upload.makeTask(in: transport, for: urlRequest, options: options)
         state.withLock { $0.task = task }
         return task
     }

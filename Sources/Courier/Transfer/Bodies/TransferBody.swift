@@ -25,8 +25,12 @@ protocol TransferBody: AnyObject, Sendable {
     /// though there is a body to repeat on a `307`/`308`).
     var uploadsFromFile: Bool { get }
 
-    /// Makes the transport task (not resumed) for an attempt, or for a restart of one, keeping `limits`.
-    func makeTask(in transport: any Transport, for request: URLRequest, limits: TransportLimits) throws -> any TransportTask
+    /// Whether a chunk may be kept waiting (a stream whose consumer is behind): the transfer
+    /// then does not count that wait against the idle timeout (``StallWatch``). Default: `false`.
+    var mayHoldChunks: Bool { get }
+
+    /// Makes the transport task (not resumed) for an attempt, or for a restart of one, with its `options`.
+    func makeTask(in transport: any Transport, for request: URLRequest, options: TaskOptions) throws -> any TransportTask
 
     /// The response head of the current task (its `body` is empty).
     func didReceive(head: HTTPResponse) -> BodyStep
@@ -62,6 +66,8 @@ protocol TransferBody: AnyObject, Sendable {
 }
 
 extension TransferBody {
+    var mayHoldChunks: Bool { false }
+
     func didReceive(bytes: UnsafeRawBufferPointer) -> BodyStep {
         didReceive(data: Data(copying: bytes))
     }
