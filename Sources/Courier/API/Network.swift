@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Runs ``NetworkRequest``s: one long-lived URLSession, a concurrency limit, and every calling
+/// Runs ``NetworkRequest``s: one long-lived engine (libcurl's multi handle driven by a thread of
+/// its own, or a URLSession; see <doc:Engines>), a concurrency limit, and every calling
 /// convention on top of one Dispatch-based core.
 ///
 /// ```swift

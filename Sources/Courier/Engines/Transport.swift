@@ -80,11 +80,22 @@ protocol TransportTask: AnyObject {
     /// Offers the refused chunk again and goes on reading. Called from any thread, at most once
     /// per refusal; does nothing once the task has ended.
     func resumeReceiving()
+    /// The transfer this task's events go to, handed over by the ``TransferRegistry`` when the
+    /// task is attached (before it is resumed). A task that keeps it (the curl engine's) reports
+    /// head, chunks, bytes sent and redirects to it straight away, with no lookup per event; one
+    /// that does not (URLSession's, whose delegate has only the task) looks its transfer up in
+    /// the registry instead. Default: not kept.
+    func deliverEvents(to transfer: any ScheduledTransfer)
+    /// No event of this task may reach its transfer any more (the transfer has ended, or the
+    /// registry drains the task): called by the registry before it stops routing the task.
+    func stopDeliveringEvents()
 }
 
 extension TransportTask {
     var canPauseReceiving: Bool { false }
     func resumeReceiving() {}
+    func deliverEvents(to transfer: any ScheduledTransfer) {}
+    func stopDeliveringEvents() {}
 }
 
 extension Transport {
@@ -157,11 +168,15 @@ struct TaskOptions: Sendable, Equatable {
     /// The request's own rate limit, over the network's (only on a transport that
     /// ``Transport/honoursRateLimits``).
     var rateLimit: RateLimit?
+    /// Whether the transport offers compressed codings and decodes them
+    /// (``Network/decompressesResponses`` when the transfer was scheduled).
+    var decompresses: Bool
 
-    init(idleTimeout: TimeInterval? = nil, connectTimeout: TimeInterval? = nil, rateLimit: RateLimit? = nil) {
+    init(idleTimeout: TimeInterval? = nil, connectTimeout: TimeInterval? = nil, rateLimit: RateLimit? = nil, decompresses: Bool = true) {
         self.idleTimeout = idleTimeout
         self.connectTimeout = connectTimeout
         self.rateLimit = rateLimit
+        self.decompresses = decompresses
     }
 
     /// The backstop an engine is given for a limit Courier watches itself: rounded up to whole

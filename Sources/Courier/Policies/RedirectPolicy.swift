@@ -27,8 +27,8 @@ enum RedirectPolicy {
 
     /// The scheme (lowercased) a redirect leads to when Courier must not follow it, or `nil`
     /// when it is http, https or a relative reference.
-    static func refusedScheme(of response: HTTPURLResponse, proposed: URLRequest) -> String? {
-        let location = response.value(forHTTPHeaderField: "Location")?.trimmingCharacters(in: .whitespaces) ?? ""
+    static func refusedScheme(of response: HTTPResponse, proposed: URLRequest) -> String? {
+        let location = response.headers["Location"]?.trimmingCharacters(in: .whitespaces) ?? ""
         if let scheme = scheme(of: location), !isHTTP(scheme) { return scheme.lowercased() }
         // Whatever FoundationNetworking made of it must be http(s) too.
         if let scheme = proposed.url?.scheme, !isHTTP(scheme) { return scheme.lowercased() }
@@ -52,7 +52,7 @@ enum RedirectPolicy {
         return lowered == "http" || lowered == "https"
     }
 
-    static func request(following response: HTTPURLResponse, proposed: URLRequest, previous: URLRequest?, original: URLRequest?) -> URLRequest {
+    static func request(following response: HTTPResponse, proposed: URLRequest, previous: URLRequest?, original: URLRequest?) -> URLRequest {
         var next = proposed
         if [307, 308].contains(response.statusCode), let previous, let target = proposed.url {
             next = previous
@@ -74,7 +74,7 @@ enum RedirectPolicy {
 
     /// Whether a redirect must repeat a body that FoundationNetworking would drop: an in-memory
     /// one (`httpBody`) or one the task uploads from a file (`bodyFromFile`).
-    static func mustReplayBody(_ response: HTTPURLResponse, _ request: URLRequest?, bodyFromFile: Bool) -> Bool {
+    static func mustReplayBody(_ response: HTTPResponse, _ request: URLRequest?, bodyFromFile: Bool) -> Bool {
         [307, 308].contains(response.statusCode) && (bodyFromFile || !(request?.httpBody?.isEmpty ?? true))
     }
 

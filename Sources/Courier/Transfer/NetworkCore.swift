@@ -3,12 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The engine behind a ``Network``: one long-lived URLSession (or a stub transport), its delegate queue, the request
-/// queue and the registry of transfers. Every calling convention ends up in ``schedule(_:target:progress:completion:)``.
+/// The core behind a ``Network``: its transport (the curl engine, a URLSession or a stub), the
+/// delegate queue, the request queue and the registry of transfers. Every calling convention ends up in ``schedule(_:target:progress:completion:)``.
 ///
 /// Queues, and what runs on each:
-/// - `delegateQueue` (serial): every URLSession delegate callback, and the validation and
-///   decoding of small bodies. Nothing here may block or wait for URLSession, but a stream
+/// - `delegateQueue` (serial): every URLSession (and stub) delegate callback, and there the
+///   validation and decoding of small bodies; on the curl engine the loop thread takes its place. Nothing here may block or wait for URLSession, but a stream
 ///   waiting for its consumer to make room (``StreamBody``; released by any end of its transfer).
 /// - the caller's thread (or the one that freed a slot): creating and resuming transport tasks
 ///   when a slot is free, never on the delegate queue.

@@ -19,7 +19,8 @@ protocol ScheduledTransfer: AnyObject, Sendable {
     var publicState: NetworkTask.State { get }
     var attemptCount: Int { get }
 
-    // Transport events, on the session's delegate queue, one at a time.
+    // Transport events, one at a time per task: on the network's delegate queue (URLSession, the
+    // stub) or on the curl loop's thread.
     /// The final response head of the current task (`body` empty).
     func didReceive(head: HTTPResponse)
     /// A chunk of the response body; a task that can pause may have it refused (see
@@ -37,13 +38,10 @@ protocol ScheduledTransfer: AnyObject, Sendable {
     /// platforms); without them the transfer measures what it can itself.
     func didComplete(_ outcome: TransportOutcome, metrics: TransferMetrics?)
     func didRejectAuthenticationChallenge()
-    /// A redirect of the current attempt: the request to follow it with, or `nil` to stop and
-    /// take the redirect response as the answer. `head` is the response as the transport read
-    /// it (fields in the order received), when it has one; else it is made from `response`.
-    func redirect(_ response: HTTPURLResponse, head: HTTPResponse?, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest?
-    /// Whether the transport offers compressed codings and decodes them
-    /// (``Network/decompressesResponses`` when the transfer was scheduled).
-    var decompressesResponses: Bool { get }
+    /// A redirect of the current attempt, `response` as the transport read it (the curl engine:
+    /// fields in the order received; no `HTTPURLResponse` is made for it): the request to follow
+    /// it with, or `nil` to stop and take the redirect response as the answer.
+    func redirect(_ response: HTTPResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest?
 }
 
 extension ScheduledTransfer {

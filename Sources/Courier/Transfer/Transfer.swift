@@ -40,7 +40,6 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     private let retryPolicy: RetryPolicy
     /// The network's settings when the transfer was scheduled (see ``TransferSettings``).
     private let settings: TransferSettings
-    var decompressesResponses: Bool { settings.decompressesResponses }
     /// The request's own rate limit, handed to each task (see ``NetworkRequest/rateLimit``).
     private let rateLimit: RateLimit?
     /// The request's own idle and connect timeouts (``NetworkRequest/transferOptions``), over the
@@ -274,13 +273,12 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         judge(completion.outcome)
     }
 
-    func redirect(_ response: HTTPURLResponse, head: HTTPResponse?, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
-        let head = head ?? HTTPResponse(response, body: Data())
+    func redirect(_ head: HTTPResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
         // Before the next request is made, so that it carries what this response set.
-        if let cookies = core.sessionCookies, let url = response.url { cookies.store(from: head.headers, for: url) }
+        if let cookies = core.sessionCookies, let url = head.url { cookies.store(from: head.headers, for: url) }
         // Not following (Network.followsRedirects): the redirect is the response, on both engines.
         guard settings.followsRedirects else { return nil }
-        if let scheme = RedirectPolicy.refusedScheme(of: response, proposed: proposed) {
+        if let scheme = RedirectPolicy.refusedScheme(of: head, proposed: proposed) {
             // Not followed, and the task left to end by itself: cancelling it here, inside
             // URLSession's redirect callback, raced FoundationNetworking's own bookkeeping
             // ("Received callback for HTTP redirection, but we're not waiting for it").
@@ -292,12 +290,12 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             state.stall.heard(at: now)
             return state.lifecycle.request
         }
-        var next = RedirectPolicy.request(following: response, proposed: proposed, previous: previous ?? original, original: original)
+        var next = RedirectPolicy.request(following: head, proposed: proposed, previous: previous ?? original, original: original)
         if let cookies = core.sessionCookies { next = cookies.applying(to: next) }
         // FoundationNetworking would re-send a 307/308 without its body, and fails a task's 21st
         // redirect before asking: Courier then stops the redirect here (the task completes) and
         // follows it with a new task (see didComplete), whose resume tells the observers `willSend`.
-        let replaysBody = RedirectPolicy.mustReplayBody(response, previous ?? original, bodyFromFile: body.uploadsFromFile)
+        let replaysBody = RedirectPolicy.mustReplayBody(head, previous ?? original, bodyFromFile: body.uploadsFromFile)
         let limit = settings.maximumRedirects
         let perTask = core.transport.redirectsFollowedPerTask
         let action = state.withLock {
@@ -448,7 +446,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             handle { $0.taskCreationFailed(problem) }
             return
         }
-        let options = RequestTimeout.options(request: transferOptions, network: core.timeouts, rateLimit: rateLimit, urlRequest: request)
+        var options = RequestTimeout.options(request: transferOptions, network: core.timeouts, rateLimit: rateLimit, urlRequest: request)
+        options.decompresses = settings.decompressesResponses
         let task: any TransportTask
         do {
             task = try body.makeTask(in: core.transport, for: request, options: options)

@@ -47,7 +47,10 @@ final class TransferRegistry: Sendable {
 
     var isClosed: Bool { state.withLock { $0.closed } }
 
+    /// Routes `task`'s events to `transfer` (the task not resumed yet): through this registry,
+    /// and straight from the task where it keeps its transfer (``TransportTask/deliverEvents(to:)``).
     func attach(_ task: any TransportTask, to transfer: any ScheduledTransfer) {
+        task.deliverEvents(to: transfer)
         state.withLock { $0.byTask[ObjectIdentifier(task)] = .active(transfer) }
     }
 
@@ -61,6 +64,7 @@ final class TransferRegistry: Sendable {
 
     /// Stops routing callbacks of `task` (it completed or its transfer ended).
     func detach(_ task: any TransportTask) {
+        task.stopDeliveringEvents()
         state.withLock { _ = $0.byTask.removeValue(forKey: ObjectIdentifier(task)) }
     }
 
@@ -80,6 +84,7 @@ final class TransferRegistry: Sendable {
     func drain(_ task: any TransportTask, fallback: TimeInterval?, on timers: TimerQueue, release: @escaping @Sendable () -> Void) {
         let slot = SlotRelease(release)
         let key = ObjectIdentifier(task)
+        task.stopDeliveringEvents()
         let stillRunning = state.withLock { state -> Bool in
             guard case .active? = state.byTask[key] else { return false }
             state.byTask[key] = .draining(slot)

@@ -83,6 +83,5 @@ private final class FakeTransfer: ScheduledTransfer {
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
     func didComplete(_ outcome: TransportOutcome, metrics: TransferMetrics?) { completions.add() }
     func didRejectAuthenticationChallenge() {}
-    func redirect(_ response: HTTPURLResponse, head: HTTPResponse?, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? { nil }
-    var decompressesResponses: Bool { true }
+    func redirect(_ response: HTTPResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? { nil }
 }

@@ -8,9 +8,9 @@ import FoundationNetworking
 enum CurlRedirects {
     /// The request a redirect response proposes, or `nil` if `response` is not a redirect
     /// (no `Location`, or a status that does not redirect).
-    static func proposedRequest(after response: HTTPURLResponse, to current: URLRequest) -> URLRequest? {
+    static func proposedRequest(after response: HTTPResponse, to current: URLRequest) -> URLRequest? {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
-              let location = response.value(forHTTPHeaderField: "Location"),
+              let location = response.headers["Location"],
               let target = URL(string: location, relativeTo: current.url)?.absoluteURL else { return nil }
         var next = current
         next.url = target

@@ -44,9 +44,6 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// Whether libcurl decodes the current response's body, which is then content-coded: its
     /// encoded bytes are counted for the transfer's ``DecompressionGuard``.
     private var countsEncodedBytes = false
-    /// The transfer's ``Network/decompressesResponses``, read when the handle is set up: without
-    /// it libcurl neither offers a coding nor decodes one (CurlRequestOptions).
-    private var decompresses = true
     /// Whether libcurl decodes this request's body: CurlRequestOptions decided it from the
     /// `Accept-Encoding` it set.
     private var decodesContent = true
@@ -61,10 +58,12 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     private let finished = Locked(Ending())
 
-    /// Whether the task is over, and the error to report when a cancel ends it (``fail(with:)``).
+    /// Whether the task is over, the error to report when a cancel ends it (``fail(with:)``), and
+    /// the transfer its events go to until then (``deliverEvents(to:)``): one lock for the three.
     private struct Ending {
         var done = false
         var failure: NetworkError?
+        var sink: (any ScheduledTransfer)?
     }
     /// libcurl's detailed message for a failure (CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes):
     /// "transfer closed with 7 bytes remaining to read" says more than the code's own text.
@@ -96,6 +95,21 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     }
 
     var hasCompleted: Bool { finished.withLock { $0.done } }
+
+    /// Kept, so that the loop thread hands each event to the transfer directly: a registry lookup
+    /// per chunk was a lock and a hash of the task.
+    func deliverEvents(to transfer: any ScheduledTransfer) {
+        finished.withLock { $0.sink = transfer }
+    }
+
+    func stopDeliveringEvents() {
+        finished.withLock { $0.sink = nil }
+    }
+
+    /// The transfer this task's events go to, or `nil` once they go nowhere.
+    private var sink: (any ScheduledTransfer)? {
+        finished.withLock { $0.sink }
+    }
 
     /// Ends the task as a cancel does, on the loop thread between two of its callbacks, but
     /// reports `error` as its outcome rather than nothing (see ``Transport/fail(_:with:)``).
@@ -154,9 +168,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         options.set(Int32(CCURLOPT_ERRORBUFFER), pointer: errorBuffer)
         do {
             try options.check()
-            decompresses = transport.registry.transfer(for: self)?.decompressesResponses ?? true
             decodesContent = try CurlRequestOptions.apply(request, upload: upload, options: taskOptions, settings: transport.settings,
-                                                          decompresses: decompresses, to: easy,
+                                                          decompresses: taskOptions.decompresses, to: easy,
                                                           headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
             let url = request.url
             usesTLS = CurlConnectionOptions.isHTTPS(url)
@@ -201,7 +214,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     /// A final head. Handed on as Courier's own `HTTPResponse`, made straight from the parsed
     /// fields: Foundation's `HTTPURLResponse` (with its header sanitising) cost more than a tenth
-    /// of a small request, so one is made only where an API needs it — a redirect.
+    /// of a small request, and the curl engine makes none, not even for a redirect.
     private func didReceive(_ parsed: ResponseHeadParser.Head) {
         guard let url = request.url else { return }
         var head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(parsed.fields), url: url,
@@ -209,12 +222,10 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         // The same choice CurlRequestOptions made for CURLOPT_HTTP_CONTENT_DECODING.
         head.decodesContent = decodesContent
         countsEncodedBytes = head.arrivesDecoded
-        let transfer = transport.registry.transfer(for: self)
-        if (300...399).contains(parsed.statusCode), head.headers.contains("Location"),
-           let response = HTTPURLResponse(url: url, statusCode: parsed.statusCode, httpVersion: parsed.version,
-                                          headerFields: parsed.fieldDictionary),
-           let proposed = CurlRedirects.proposedRequest(after: response, to: request),
-           let next = transfer?.redirect(response, head: head, to: proposed, from: request) {
+        let transfer = sink
+        if (300...399).contains(parsed.statusCode),
+           let proposed = CurlRedirects.proposedRequest(after: head, to: request),
+           let next = transfer?.redirect(head, to: proposed, from: request) {
             redirect = next
             return
         }
@@ -229,7 +240,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// ``resumeReceiving()`` has unpaused it.
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard redirect == nil, parser.hasHead, !bytes.isEmpty,
-              let transfer = transport.registry.transfer(for: self) else { return true }
+              let transfer = sink else { return true }
         return transfer.didReceive(bytes: bytes, encodedBytes: countsEncodedBytes ? encodedBytesReceived() : nil) == .accepted
     }
 
@@ -273,7 +284,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// Upload progress (only asked for when there is a body).
     func progress(uploaded: Int64, uploadTotal: Int64) {
         guard uploaded > 0 else { return }
-        transport.registry.transfer(for: self)?.didSend(totalBytesSent: uploaded, totalBytesExpectedToSend: uploadTotal)
+        sink?.didSend(totalBytesSent: uploaded, totalBytesExpectedToSend: uploadTotal)
     }
 
     // MARK: - Loop thread: the end
@@ -364,7 +375,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     private func markFinished() -> Bool {
         let first = finished.withLock { ending -> Bool in
-            defer { ending.done = true }
+            defer { ending.done = true; ending.sink = nil }
             return !ending.done
         }
         if first {

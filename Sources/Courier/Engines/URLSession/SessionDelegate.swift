@@ -85,7 +85,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard let transfer = registry.transfer(for: task) else { return completionHandler(nil) }
-        completionHandler(transfer.redirect(response, head: nil, to: request, from: task.currentRequest ?? task.originalRequest))
+        completionHandler(transfer.redirect(HTTPResponse(response, body: Data()), to: request, from: task.currentRequest ?? task.originalRequest))
     }
 
     /// Courier sends credentials up front (``Authentication``), so a server challenge means they
