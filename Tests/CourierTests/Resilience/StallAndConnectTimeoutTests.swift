@@ -37,6 +37,25 @@ final class StallAndConnectTimeoutTests: XCTestCase {
         XCTAssertEqual(limit.url?.path, "/stall")
     }
 
+    /// A deadline later than the stall: the stall ends the attempt first. (A deadline earlier
+    /// than the first check makes the watch unnecessary: the deadline ends the request.)
+    func testAStallBeforeTheDeadlineEndsTheAttemptAndADeadlineBeforeTheStallEndsTheRequest() throws {
+        let server = try stallingServer()
+        var stall = Request<Data>(url: server.url("/stall"), timeout: 20)
+        stall.transferOptions.idleTimeout = 0.3
+        guard case let .failure(NetworkError.timedOut(idle)) = makeNetwork().scheduleSynchronously(stall, timeout: 30) else {
+            return XCTFail("expected the idle timeout")
+        }
+        XCTAssertEqual(idle.kind, .idle)
+
+        var deadline = Request<Data>(url: server.url("/stall"), timeout: 0.3)
+        deadline.transferOptions.idleTimeout = 20
+        guard case let .failure(NetworkError.timedOut(passed)) = makeNetwork().scheduleSynchronously(deadline, timeout: 30) else {
+            return XCTFail("expected the deadline")
+        }
+        XCTAssertEqual(passed.kind, .requestDeadline)
+    }
+
     /// GettingStarted's promise: a network made from a configuration keeps its
     /// `timeoutIntervalForRequest` as the idle timeout of requests without a deadline.
     func testTheConfigurationsTimeoutIntervalForRequestIsTheIdleTimeoutOfARequestWithoutADeadline() throws {
