@@ -2,27 +2,61 @@
 ///
 /// Names keep the spelling the server sent; the order of fields is kept too.
 public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
-    /// The fields as `(name, value)` pairs, in the order received.
-    public private(set) var fields: [(name: String, value: String)]
+    /// Pairs, or the bytes the curl engine read (``RawHeaderFields``): lookups on those make no
+    /// string but the value they return.
+    private enum Storage: Sendable {
+        case pairs([(name: String, value: String)])
+        case raw(RawHeaderFields)
+    }
+
+    private let storage: Storage
+
+    /// The fields as `(name, value)` pairs, in the order received. (Of a response the curl engine
+    /// read, they are made when asked for: look one up by name where that is all you need.)
+    public var fields: [(name: String, value: String)] {
+        switch storage {
+        case let .pairs(fields): return fields
+        case let .raw(raw): return raw.fields
+        }
+    }
 
     /// Creates headers from `(name, value)` pairs.
     public init(_ fields: [(name: String, value: String)] = []) {
-        self.fields = fields
+        storage = .pairs(fields)
     }
 
     /// Creates headers from a dictionary literal.
     public init(dictionaryLiteral elements: (String, String)...) {
-        self.fields = elements.map { (name: $0.0, value: $0.1) }
+        storage = .pairs(elements.map { (name: $0.0, value: $0.1) })
+    }
+
+    /// Headers over the bytes the curl engine read.
+    init(raw: RawHeaderFields) {
+        storage = .raw(raw)
+    }
+
+    /// How many fields there are.
+    var count: Int {
+        switch storage {
+        case let .pairs(fields): return fields.count
+        case let .raw(raw): return raw.count
+        }
     }
 
     /// The value of the first field named `name` (case-insensitive), or `nil`.
     public subscript(name: String) -> String? {
-        fields.first { Self.namesMatch($0.name, name) }?.value
+        switch storage {
+        case let .pairs(fields): return fields.first { Self.namesMatch($0.name, name) }?.value
+        case let .raw(raw): return raw.firstValue(named: name)
+        }
     }
 
     /// Every value of the fields named `name` (case-insensitive), in order.
     public func values(for name: String) -> [String] {
-        fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
+        switch storage {
+        case let .pairs(fields): return fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
+        case let .raw(raw): return raw.values(named: name)
+        }
     }
 
     /// Whether two field names are the same, ignoring ASCII case (names are RFC 9110 tokens, so
@@ -49,7 +83,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         self[name] != nil
     }
 
-    /// Iterates over the `(name, value)` pairs.
+    /// Iterates over the `(name, value)` pairs (made once for the iteration).
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         fields.makeIterator()
     }

@@ -217,7 +217,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// of a small request, and the curl engine makes none, not even for a redirect.
     private func didReceive(_ parsed: ResponseHeadParser.Head) {
         guard let url = request.url else { return }
-        var head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(parsed.fields), url: url,
+        var head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(raw: parsed.raw), url: url,
                                 httpVersion: HTTPVersion(statusLineVersion: parsed.version))
         // The same choice CurlRequestOptions made for CURLOPT_HTTP_CONTENT_DECODING.
         head.decodesContent = decodesContent

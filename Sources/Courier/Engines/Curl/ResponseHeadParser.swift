@@ -7,17 +7,18 @@ struct ResponseHeadParser {
     /// A complete final head.
     struct Head: Equatable {
         var statusCode: Int
-        /// `HTTP/1.1`, `HTTP/2`, ...
         var version: String
-        /// In the order received; names as sent.
-        var fields: [(name: String, value: String)]
+        /// The fields as read, for ``HTTPHeaders/init(raw:)``: no string is made of them here.
+        var raw: RawHeaderFields
+
+        /// The fields as pairs (made now; the engine passes ``raw`` on instead).
+        var fields: [(name: String, value: String)] { raw.fields }
 
         static func == (lhs: Head, rhs: Head) -> Bool {
             lhs.statusCode == rhs.statusCode && lhs.version == rhs.version
                 && lhs.fields.map(\.name) == rhs.fields.map(\.name) && lhs.fields.map(\.value) == rhs.fields.map(\.value)
         }
 
-        /// The fields as one dictionary, repeated names joined with `, ` (RFC 9110 §5.3).
         var fieldDictionary: [String: String] {
             var joined: [String: String] = [:]
             var canonical: [String: String] = [:]   // lower-cased name → first spelling seen
@@ -39,7 +40,8 @@ struct ResponseHeadParser {
         case malformed(String)
     }
 
-    private var current: Head?
+    /// The head being read: its status line, and its fields so far.
+    private var current: (statusCode: Int, version: String, fields: RawHeaderBuilder)?
     /// Bytes of head lines taken so far, interim heads included.
     private var headBytes = 0
     /// Set once the final head is complete: later lines are trailers.
@@ -81,7 +83,7 @@ struct ResponseHeadParser {
             // Interim responses (except 101, which Courier never asks for) are followed by the real one.
             if (100...199).contains(head.statusCode) { return .pending }
             finished = true
-            return .head(head)
+            return .head(Head(statusCode: head.statusCode, version: head.version, raw: head.fields.build()))
         }
         // Appended in place: a copy of the head here would copy its fields for every line.
         if line[0] == 0x20 || line[0] == 0x09 {
@@ -91,12 +93,12 @@ struct ResponseHeadParser {
             guard !current!.fields.isEmpty else {
                 return .malformed("a header line starts with whitespace and no field precedes it")
             }
-            current!.fields[current!.fields.count - 1].value += " " + Self.trimmed(line[...])
+            current!.fields.continueLast(with: Self.trimmed(line[...]))
         } else {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
                 return .malformed("a header line has no colon")
             }
-            current!.fields.append((String(decoding: line[..<colon], as: UTF8.self), Self.trimmed(line[(colon + 1)...])))
+            current!.fields.append(name: line[..<colon], value: Self.trimmed(line[(colon + 1)...]))
         }
         return .pending
     }
@@ -116,11 +118,11 @@ struct ResponseHeadParser {
     static let maximumHeadBytes = 300 * 1024
 
     /// The bytes without leading and trailing spaces and tabs, as a String.
-    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
         var start = bytes.startIndex, end = bytes.endIndex
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
         while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-        return String(decoding: bytes[start..<end], as: UTF8.self)
+        return bytes[start..<end]
     }
 
     /// Reads a status line: `HTTP/` and a version of digits and dots, then a three-digit status,
@@ -140,11 +142,9 @@ struct ResponseHeadParser {
         else {
             return .malformed("the status line '\(String(decoding: line.prefix(80), as: UTF8.self))' is not valid")
         }
-        // Room for a usual head's fields at once: grown one append at a time, the array was
+        // Room for a usual head's fields at once: grown one append at a time, the arrays were
         // reallocated four or five times a response.
-        var fields: [(name: String, value: String)] = []
-        fields.reserveCapacity(Self.usualFieldCount)
-        current = Head(statusCode: code, version: String(decoding: line[..<versionEnd], as: UTF8.self), fields: fields)
+        current = (code, String(decoding: line[..<versionEnd], as: UTF8.self), RawHeaderBuilder(capacity: Self.usualFieldCount))
         return .pending
     }
 
