@@ -225,8 +225,10 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
         guard let event = try assembler.take(frame) else { return false }
         switch event {
         case let .message(message):
-            // After our close, data is read and dropped (§1.4): only the peer's close matters.
-            if !closeSent { task.deliver(message) }
+            // After our close the peer may still send what it had (its answers to our last
+            // messages): delivered while there is room, dropped beyond it, since the reading
+            // must go on to find the peer's close.
+            if !closeSent || task.hasRoom { task.deliver(message) }
         case let .ping(payload):
             if !closeSent { queueControl(.pong, payload, kind: .pong) }
         case .pong:

@@ -8,7 +8,9 @@ import XCTest
 /// - `/echo`: every message back as it came (text as text, binary as binary);
 /// - `/headers`: one text message, the handshake's header fields as a JSON object (names lower-cased);
 /// - `/close?code=N`: closes at once with code N and reason "bye";
-/// - `/burst?count=N&size=S`: N binary messages of S bytes (byte i % 256), then waits.
+/// - `/burst?count=N&size=S`: N binary messages of S bytes (byte i % 256), then waits;
+/// - `/echo-check` (Python only): sends "a" and the bytes 01 02, then closes with 1000 and reason
+///   "ok" if both came back unchanged and of the same kind, 4000 otherwise.
 ///
 /// The subprotocol "chat" is chosen when offered. Without python3 and websockets (or node and
 /// ws) the test is skipped and says why, unless `COURIER_REQUIRE_WS_PEERS=1` (CI), which fails it.
@@ -81,6 +83,12 @@ final class WebSocketPeer: Sendable {
                     await ws.wait_closed()
                 elif url.path == "/close":
                     await ws.close(int(query["code"]), "bye")
+                elif url.path == "/echo-check":
+                    await ws.send("a")
+                    await ws.send(b"\\x01\\x02")
+                    first, second = await ws.recv(), await ws.recv()
+                    good = first == "a" and second == b"\\x01\\x02"
+                    await ws.close(1000 if good else 4000, "ok" if good else "bad")
                 elif url.path == "/burst":
                     for i in range(int(query["count"])):
                         await ws.send(bytes([i % 256]) * int(query["size"]))
