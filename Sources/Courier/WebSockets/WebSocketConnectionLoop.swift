@@ -69,6 +69,9 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
         } catch {
             fail(error)
         }
+        // Whatever ended it (the closing handshake may finish before every frame queued ahead of
+        // our close was written), no sender is left waiting.
+        failWrites(task.end.map(Self.error(of:)) ?? .closed)
         // The connection closes with the stream (the easy handle's cleanup).
         stream = nil
     }
