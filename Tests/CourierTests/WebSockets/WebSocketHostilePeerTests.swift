@@ -132,6 +132,14 @@ final class WebSocketHostilePeerTests: XCTestCase {
         socket.cancel()
     }
 
+    func testAPeerThatNeverAnswersTheKeepAlivePingFailsWithPongTimeout() {
+        let release = self.release
+        server.route("/mute") { [release] request, writer in Self.upgrade(request, writer, hold: release) }
+        let started = Date()
+        guard case .pongTimeout? = failure(of: "/mute", options: WebSocketOptions(pingInterval: 0.2, pongTimeout: 0.3)) else { return XCTFail() }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+    }
+
     func testAPeerThatStopsReadingEndsASendWithSendStalled() {
         let release = self.release
         server.route("/deaf") { [release] request, writer in Self.upgrade(request, writer, hold: release) }
