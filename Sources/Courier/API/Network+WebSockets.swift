@@ -23,6 +23,7 @@ extension Network {
     /// ```
     ///
     /// - Parameters:
+    ///   - url: Where to connect: `ws://` or `wss://` (`http://` and `https://` are taken as them).
     ///   - options: Subprotocols, extra headers, limits and timeouts.
     ///   - callbackQueue: Where `onOpen`, `onMessage`, `onEnd` and send completions run, one at a
     ///     time and in order; the network's ``callbackQueue`` by default.
