@@ -31,6 +31,9 @@ static struct {
     int (*easy_setopt)(ccurl_easy *, int option, ...);
     int (*easy_getinfo)(ccurl_easy *, int info, ...);
     int (*easy_pause)(ccurl_easy *, int bitmask);
+    int (*easy_perform)(ccurl_easy *);
+    int (*easy_send)(ccurl_easy *, const void *buffer, size_t length, size_t *sent);
+    int (*easy_recv)(ccurl_easy *, void *buffer, size_t length, size_t *received);
     ccurl_multi *(*multi_init)(void);
     int (*multi_cleanup)(ccurl_multi *);
     int (*multi_setopt)(ccurl_multi *, int option, ...);
@@ -114,6 +117,9 @@ static void load_library(void) {
     BIND(easy_setopt, "curl_easy_setopt");
     BIND(easy_getinfo, "curl_easy_getinfo");
     BIND(easy_pause, "curl_easy_pause");
+    BIND(easy_perform, "curl_easy_perform");
+    BIND(easy_send, "curl_easy_send");   // 7.18.2
+    BIND(easy_recv, "curl_easy_recv");   // 7.18.2
     BIND(multi_init, "curl_multi_init");
     BIND(multi_cleanup, "curl_multi_cleanup");
     BIND(multi_setopt, "curl_multi_setopt");
@@ -177,6 +183,17 @@ int ccurl_easy_getinfo_offset(ccurl_easy *easy, int info, ccurl_off_t *value) {
     return curl.easy_getinfo(easy, info, value);
 }
 int ccurl_easy_pause(ccurl_easy *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
+
+int ccurl_easy_perform(ccurl_easy *easy) { return curl.easy_perform(easy); }
+int ccurl_easy_send(ccurl_easy *easy, const void *buffer, size_t length, size_t *sent) {
+    return curl.easy_send(easy, buffer, length, sent);
+}
+int ccurl_easy_recv(ccurl_easy *easy, void *buffer, size_t length, size_t *received) {
+    return curl.easy_recv(easy, buffer, length, received);
+}
+int ccurl_easy_getinfo_socket(ccurl_easy *easy, int info, int *socket) {
+    return curl.easy_getinfo(easy, info, socket);
+}
 
 // One call from Swift for everything a transfer's metrics need: each getinfo is a function-pointer
 // call into libcurl, and crossing into C once keeps the cost to those calls alone.

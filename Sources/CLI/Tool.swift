@@ -18,6 +18,16 @@ enum Tool {
     static func run(_ arguments: [String], console: Console = .shared,
                     environment: [String: String] = ProcessInfo.processInfo.environment,
                     standardInput: StandardInput = StandardInput()) -> ExitCode {
+        if arguments.first == "ws" {
+            // A WebSocket client with options of its own (WebSocketCommand), no curl options.
+            do throws(Failure) {
+                return try WebSocketCommand(Array(arguments.dropFirst()), console: console).run()
+            } catch {
+                console.message(error.message)
+                if error.exitCode == .usage { console.writeError(Data((Usage.short + "\n").utf8)) }
+                return error.exitCode
+            }
+        }
         let invocation: Invocation
         var silenced = false
         do throws(Failure) {

@@ -23,6 +23,7 @@ enum Usage {
                courier get|post|put|patch|delete|head [options] URL...
                courier download [options] URL...
                courier demo
+               courier ws [--echo] [--linger S] [-H LINE] [--protocol NAME] [--cacert FILE] [-k] URL
         Try 'courier --help' for more.
         """
 
@@ -41,6 +42,12 @@ enum Usage {
           courier demo                           see the library at work on this machine, no network
                                                  needed: a GET, a 100 MB download cancelled half-way
                                                  and resumed, the three calling conventions
+          courier ws [--echo] URL                a WebSocket (ws://, wss://): each stdin line sent as
+                                                 text, each message received to stdout (text one a
+                                                 line, binary as bytes); --echo sends every message
+                                                 back instead of reading stdin; at the end of stdin
+                                                 it closes once no message came for --linger SECONDS
+                                                 (1); also -H LINE, --protocol NAME, --cacert FILE, -k
 
         REQUEST
               --url URL                a URL (as one given without an option)

@@ -41,6 +41,7 @@ enum {
     CCURLOPT_POST = 47,
     CCURLOPT_FOLLOWLOCATION = 52,
     CCURLOPT_PROXYPORT = 59,
+    CCURLOPT_HTTPPROXYTUNNEL = 61,         // WebSockets: tunnel ws:// through an HTTP proxy too
     CCURLOPT_XFERINFODATA = 10057,
     CCURLOPT_SSL_VERIFYPEER = 64,
     CCURLOPT_CAINFO = 10065,
@@ -54,6 +55,7 @@ enum {
     CCURLOPT_ACCEPT_ENCODING = 10102,
     CCURLOPT_PRIVATE = 10103,
     CCURLOPT_POSTFIELDSIZE_LARGE = 30120,
+    CCURLOPT_CONNECT_ONLY = 141,           // 7.15.2: WebSockets connect, then send and receive themselves
     CCURLOPT_CONNECTTIMEOUT_MS = 156,
     CCURLOPT_HTTP_CONTENT_DECODING = 158,   // 7.16.2
     CCURLOPT_PROTOCOLS = 181,              // a CURLPROTO_* bitmask; before 7.85.0 the only way
@@ -100,6 +102,8 @@ enum {
     CCURLINFO_STARTTRANSFER_TIME_T = 0x600036,  // 7.61.0
     CCURLINFO_APPCONNECT_TIME_T = 0x600038,     // 7.61.0
     CCURLINFO_CONN_ID = 0x600040,               // 8.2.0: asked for only from there
+    // CURLINFO_SOCKET 0x500000 + 44: the socket of a CURLOPT_CONNECT_ONLY connection (WebSockets).
+    CCURLINFO_ACTIVESOCKET = 0x50002C,          // 7.45.0
 };
 
 // CURLMoption values used.
@@ -148,6 +152,7 @@ enum {
     CCURLE_PEER_FAILED_VERIFICATION = 60,
     CCURLE_UNKNOWN_OPTION = 48,
     CCURLE_BAD_CONTENT_ENCODING = 61,
+    CCURLE_AGAIN = 81,                  // curl_easy_send/recv: the socket is not ready
     CCURLE_SSL_CACERT_BADFILE = 77,
     CCURLE_SSL_PINNEDPUBKEYNOTMATCH = 90,
     CCURLE_PROXY = 97,
@@ -199,6 +204,17 @@ int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value);
 int ccurl_easy_getinfo_pointer(ccurl_easy *easy, int info, void **value);
 int ccurl_easy_getinfo_offset(ccurl_easy *easy, int info, ccurl_off_t *value);
 int ccurl_easy_pause(ccurl_easy *easy, int bitmask);
+
+// The connection WebSockets use (CCURLOPT_CONNECT_ONLY): libcurl connects (proxy, TLS, Unix
+// socket) in ccurl_easy_perform, then Courier sends and receives bytes over it. Each is in every
+// libcurl the engine loads: curl_easy_perform 7.1, curl_easy_send/recv 7.18.2, ACTIVESOCKET 7.45.0.
+int ccurl_easy_perform(ccurl_easy *easy);
+/// Sends up to `length` bytes; `sent` is how many went. CCURLE_AGAIN: none could go now.
+int ccurl_easy_send(ccurl_easy *easy, const void *buffer, size_t length, size_t *sent);
+/// Receives up to `length` bytes; `received` 0 with CCURLE_OK is the peer's end of the stream.
+int ccurl_easy_recv(ccurl_easy *easy, void *buffer, size_t length, size_t *received);
+/// CURLINFO_ACTIVESOCKET: the connection's socket (curl_socket_t, an int on Linux and Apple platforms), -1 for none.
+int ccurl_easy_getinfo_socket(ccurl_easy *easy, int info, int *socket);
 
 /// What libcurl knows about a finished (or failed) transfer, read in one call at its end
 /// (`ccurl_easy_metrics`). Times are microseconds from the transfer's start, 0 for a phase it did

@@ -1,0 +1,52 @@
+import Foundation
+
+/// How a WebSocket is opened and kept: subprotocols, extra headers, limits and timeouts.
+public struct WebSocketOptions: Sendable {
+    /// Subprotocols offered in `Sec-WebSocket-Protocol`, in order of preference; the server picks
+    /// one (``WebSocketTask/subprotocol``) or none. A server that picks one not offered fails the
+    /// handshake.
+    public var subprotocols: [String]
+    /// Extra header fields of the opening handshake (`Authorization`, `Origin`, …), after the
+    /// network's defaults. The handshake's own fields (`Upgrade`, `Connection`, `Sec-WebSocket-*`,
+    /// `Host`) cannot be replaced.
+    public var headers: [(name: String, value: String)]
+    /// The largest message accepted, in bytes; past it the socket fails with
+    /// ``WebSocketError/messageTooLarge(limit:)`` (close code 1009). Default: 64 MiB.
+    public var maximumMessageSize: Int
+    /// How long the connection and opening handshake may take. Default: 30 s.
+    public var handshakeTimeout: TimeInterval
+    /// How long to wait for the peer's close frame after sending ours. Default: 5 s.
+    public var closeTimeout: TimeInterval
+    /// How long a send may make no progress (a peer that stopped reading) before the socket fails
+    /// with ``WebSocketError/sendStalled``. Default: 30 s.
+    public var sendTimeout: TimeInterval
+    /// Sends a ping when nothing arrived for this long; `nil` (the default) sends none.
+    public var pingInterval: TimeInterval?
+    /// How long a keep-alive ping may wait for its pong before the socket fails with
+    /// ``WebSocketError/pongTimeout``. Default: 10 s.
+    public var pongTimeout: TimeInterval
+    /// Received messages held for a consumer that has not taken them yet; when this many wait,
+    /// Courier stops reading the socket (and TCP's flow control slows the peer). Default: 16.
+    public var bufferedMessages: Int
+    /// The most bytes waiting to be sent; a send past it fails with
+    /// ``WebSocketError/sendBufferFull`` (one message of any size is always accepted when
+    /// nothing waits). Default: 64 MiB.
+    public var maximumQueuedBytes: Int
+
+    /// The defaults described on each property.
+    public init(subprotocols: [String] = [], headers: [(name: String, value: String)] = [],
+                maximumMessageSize: Int = 64 << 20, handshakeTimeout: TimeInterval = 30, closeTimeout: TimeInterval = 5,
+                sendTimeout: TimeInterval = 30, pingInterval: TimeInterval? = nil, pongTimeout: TimeInterval = 10,
+                bufferedMessages: Int = 16, maximumQueuedBytes: Int = 64 << 20) {
+        self.subprotocols = subprotocols
+        self.headers = headers
+        self.maximumMessageSize = maximumMessageSize
+        self.handshakeTimeout = handshakeTimeout
+        self.closeTimeout = closeTimeout
+        self.sendTimeout = sendTimeout
+        self.pingInterval = pingInterval
+        self.pongTimeout = pongTimeout
+        self.bufferedMessages = bufferedMessages
+        self.maximumQueuedBytes = maximumQueuedBytes
+    }
+}

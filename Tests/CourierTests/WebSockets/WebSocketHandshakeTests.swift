@@ -1,0 +1,79 @@
+@testable import Courier
+import XCTest
+
+/// SHA-1, UTF-8 validation and the opening handshake's request and checks.
+final class WebSocketHandshakeTests: XCTestCase {
+    private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    func testSHA1KnownAnswers() {
+        XCTAssertEqual(hex(SHA1.digest(Array("".utf8))), "da39a3ee5e6b4b0d3255bfef95601890afd80709")
+        XCTAssertEqual(hex(SHA1.digest(Array("abc".utf8))), "a9993e364706816aba3e25717850c26c9cd0d89d")
+        XCTAssertEqual(hex(SHA1.digest(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))),
+                       "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
+        XCTAssertEqual(hex(SHA1.digest([UInt8](repeating: 0x61, count: 1_000_000))), "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
+    }
+
+    func testAcceptOfTheRFCExample() {
+        // RFC 6455 §1.3.
+        XCTAssertEqual(WebSocketHandshake.accept(for: "dGhlIHNhbXBsZSBub25jZQ=="), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+    }
+
+    func testUTF8Validation() {
+        XCTAssertTrue(UTF8Validator.isValid(Array("Hello-µ@ßöäüàá-UTF-8!! κόσμε 𝄞".utf8)))
+        for invalid: [UInt8] in [[0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+                                 [0xF5], [0xFF], [0xCE]] {
+            XCTAssertFalse(UTF8Validator.isValid(invalid), "\(invalid)")
+        }
+    }
+
+    func testRequest() throws {
+        let handshake = WebSocketHandshake(subprotocols: ["chat", "superchat"], key: "dGhlIHNhbXBsZSBub25jZQ==")
+        let request = String(decoding: try handshake.request(for: URL(string: "ws://example.com:8080/chat?room=1")!,
+                                                             headers: [("Origin", "http://example.com")]), as: UTF8.self)
+        XCTAssertEqual(request, "GET /chat?room=1 HTTP/1.1\r\nHost: example.com:8080\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                       + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                       + "Sec-WebSocket-Protocol: chat, superchat\r\nOrigin: http://example.com\r\n\r\n")
+        let secure = String(decoding: try handshake.request(for: URL(string: "wss://example.com:443")!, headers: []), as: UTF8.self)
+        XCTAssertTrue(secure.hasPrefix("GET / HTTP/1.1\r\nHost: example.com\r\n"), secure)
+        XCTAssertThrowsError(try handshake.request(for: URL(string: "ws://a/")!, headers: [("X", "a\r\nInjected: 1")]))
+        XCTAssertThrowsError(try handshake.request(for: URL(string: "ws://a/")!, headers: [("Sec-WebSocket-Key", "x")]))
+    }
+
+    func testKeysAreSixteenRandomBytes() {
+        let keys = Set((0..<32).map { _ in WebSocketHandshake.randomKey() })
+        XCTAssertEqual(keys.count, 32)
+        XCTAssertEqual(Data(base64Encoded: keys.first!)?.count, 16)
+    }
+
+    private func head(_ text: String) throws -> WebSocketResponseHead {
+        try XCTUnwrap(try WebSocketResponseHead.parse(Array(text.utf8))).head
+    }
+
+    func testReplyChecks() throws {
+        let handshake = WebSocketHandshake(subprotocols: ["chat"], key: "dGhlIHNhbXBsZSBub25jZQ==")
+        let good = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"
+        XCTAssertNil(try handshake.validate(try head(good + "\r\n")))
+        XCTAssertEqual(try handshake.validate(try head(good + "Sec-WebSocket-Protocol: chat\r\n\r\n")), "chat")
+        func rejects(_ reply: String, line: UInt = #line, _ check: (WebSocketError) -> Bool) {
+            XCTAssertThrowsError(try handshake.validate(try head(reply)), line: line) {
+                XCTAssertTrue(check($0 as! WebSocketError), "\($0)", line: line)
+            }
+        }
+        func invalid(_ error: WebSocketError) -> Bool { if case .invalidHandshake = error { return true }; return false }
+        rejects("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n") { if case .handshakeRejected(200, _) = $0 { return true }; return false }
+        rejects("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", invalid)
+        rejects(good.replacingOccurrences(of: "s3pP", with: "AAAA") + "\r\n", invalid)
+        rejects(good + "Sec-WebSocket-Protocol: other\r\n\r\n", invalid)
+        rejects(good + "Sec-WebSocket-Extensions: permessage-deflate\r\n\r\n", invalid)
+        rejects(good.replacingOccurrences(of: "Upgrade: websocket", with: "Upgrade: h2c") + "\r\n", invalid)
+    }
+
+    func testReplyHeadParsing() throws {
+        XCTAssertNil(try WebSocketResponseHead.parse(Array("HTTP/1.1 101 OK\r\nUpgrade: websocket\r\n".utf8)))
+        let parsed = try XCTUnwrap(try WebSocketResponseHead.parse(Array("HTTP/1.1 101 OK\r\nA: b\r\n\r\n\u{81}\u{0}".utf8)))
+        XCTAssertEqual(parsed.length, 25)   // the head and its blank line, not the frame after it
+        XCTAssertThrowsError(try WebSocketResponseHead.parse(Array("SSH-2.0-OpenSSH\r\n\r\n".utf8)))
+        XCTAssertThrowsError(try WebSocketResponseHead.parse([UInt8](repeating: 0x41, count: 70_000)))
+    }
+}

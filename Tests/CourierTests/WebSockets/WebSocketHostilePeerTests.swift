@@ -1,0 +1,184 @@
+@testable import Courier
+import Foundation
+import TestSupport
+import XCTest
+
+/// Peers that break the protocol or stop cooperating, played by the loopback test server writing
+/// raw bytes after its own `101`: each ends the socket with a typed error in bounded time, with
+/// exactly one end event. Runs on both engines (a URLSession network's socket is the curl engine's).
+final class WebSocketHostilePeerTests: XCTestCase {
+    private var server: TestServer!
+    private let release = Gate()
+
+    override func setUpWithError() throws {
+        server = try TestServer()
+    }
+
+    override func tearDown() {
+        release.open()
+        server.stop()
+        super.tearDown()
+    }
+
+    private func wsURL(_ path: String) -> URL { URL(string: "ws://127.0.0.1:\(server.port)\(path)")! }
+
+    /// A valid `101` for `request`, then `bytes`; with `hold`, the connection stays open until the test ends.
+    private static func upgrade(_ request: ServerRequest, _ writer: ResponseWriter, then bytes: [UInt8] = [], hold release: Gate? = nil) {
+        let accept = WebSocketHandshake.accept(for: request.header("Sec-WebSocket-Key") ?? "")
+        writer.writeHead(status: 101, headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", accept)])
+        if !bytes.isEmpty { writer.write(Data(bytes)) }
+        _ = release?.wait(timeout: 30)
+    }
+
+    private static func frame(_ opcode: WebSocketOpcode, _ payload: [UInt8], fin: Bool = true) -> [UInt8] {
+        WebSocketFrameEncoder.encode(WebSocketFrame(fin: fin, opcode: opcode, payload: payload), maskKey: nil)
+    }
+
+    /// Opens a socket to `path`, waits for its end, and checks there was exactly one.
+    private func end(of path: String, options: WebSocketOptions = WebSocketOptions(), within seconds: TimeInterval = 10,
+                     file: StaticString = #filePath, line: UInt = #line) -> WebSocketEnd? {
+        let ends = Locked<[WebSocketEnd]>([])
+        let ended = expectation(description: "end")
+        let queue = DispatchQueue(label: "test.websocket")
+        _ = makeNetwork().webSocket(wsURL(path), options: options, callbackQueue: queue, onMessage: { _, _ in }, onEnd: { end in
+            ends.withLock { $0.append(end) }
+            ended.fulfill()
+        })
+        wait(for: [ended], timeout: seconds)
+        queue.sync {}
+        XCTAssertEqual(ends.withLock { $0.count }, 1, file: file, line: line)
+        return ends.withLock { $0.first }
+    }
+
+    private func failure(of path: String, options: WebSocketOptions = WebSocketOptions(), within seconds: TimeInterval = 10,
+                         file: StaticString = #filePath, line: UInt = #line) -> WebSocketError? {
+        guard case let .failed(error)? = end(of: path, options: options, within: seconds, file: file, line: line) else {
+            XCTFail("the socket did not fail", file: file, line: line)
+            return nil
+        }
+        return error
+    }
+
+    func testA200InsteadOf101IsRejectedWithItsStatus() {
+        server.route("/ws") { _, writer in writer.respond(status: 200, text: "hello") }
+        guard case .handshakeRejected(200, _)? = failure(of: "/ws") else { return XCTFail() }
+    }
+
+    func testA101WithoutOrWithAWrongAcceptIsInvalid() {
+        server.route("/none") { _, writer in
+            writer.writeHead(status: 101, headers: [("Upgrade", "websocket"), ("Connection", "Upgrade")])
+        }
+        server.route("/wrong") { _, writer in
+            writer.writeHead(status: 101, headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"),
+                                                    ("Sec-WebSocket-Accept", WebSocketHandshake.accept(for: "another key"))])
+        }
+        for path in ["/none", "/wrong"] {
+            guard case let .invalidHandshake(detail)? = failure(of: path) else { return XCTFail(path) }
+            XCTAssertTrue(detail.contains("Sec-WebSocket-Accept"), detail)
+        }
+    }
+
+    func testAHandshakeThatNeverCompletesTimesOut() {
+        let release = self.release
+        server.route("/silent") { _, _ in _ = release.wait(timeout: 30) }
+        let started = Date()
+        guard case .timedOut? = failure(of: "/silent", options: WebSocketOptions(handshakeTimeout: 0.5)) else { return XCTFail() }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+    }
+
+    func testAFrameAnnouncing2To63BytesIsRefusedAtItsHeader() {
+        let release = self.release
+        server.route("/huge") { [release] request, writer in
+            Self.upgrade(request, writer, then: [0x82, 127, 0x80, 0, 0, 0, 0, 0, 0, 0], hold: release)
+        }
+        guard case .protocolViolation? = failure(of: "/huge") else { return XCTFail() }
+    }
+
+    func testAMessageOverTheLimitFailsWithTheTypedError() {
+        let release = self.release
+        server.route("/big") { [release] request, writer in Self.upgrade(request, writer, then: Self.frame(.binary, [UInt8](repeating: 1, count: 2000)), hold: release) }
+        guard case .messageTooLarge(1000)? = failure(of: "/big", options: WebSocketOptions(maximumMessageSize: 1000)) else { return XCTFail() }
+    }
+
+    func testAMaskedFrameFromTheServerIsAProtocolViolation() {
+        let release = self.release
+        server.route("/masked") { [release] request, writer in
+            Self.upgrade(request, writer, then: WebSocketFrameEncoder.encode(WebSocketFrame(opcode: .text, payload: [0x41]), maskKey: [1, 2, 3, 4]), hold: release)
+        }
+        guard case .protocolViolation? = failure(of: "/masked") else { return XCTFail() }
+    }
+
+    func testInvalidUTF8FailsFastEvenBeforeTheMessagesLastFragment() {
+        let release = self.release
+        // The invalid byte is in the second of three fragments; the third never comes.
+        server.route("/utf8") { [release] request, writer in
+            Self.upgrade(request, writer, then: Self.frame(.text, [0xCE, 0xBA], fin: false) + Self.frame(.continuation, [0xE1, 0xBD, 0xFF], fin: false), hold: release)
+        }
+        guard case .invalidUTF8? = failure(of: "/utf8") else { return XCTFail() }
+    }
+
+    func testACloseWithAnInvalidCodeIsAProtocolViolation() {
+        let release = self.release
+        server.route("/close") { [release] request, writer in Self.upgrade(request, writer, then: Self.frame(.close, [0x03, 0xED]), hold: release) }   // 1005
+        guard case .protocolViolation? = failure(of: "/close") else { return XCTFail() }
+    }
+
+    func testAPingFloodFromAPeerThatDoesNotReadIsAnsweredInBoundedMemory() throws {
+        let release = self.release
+        let flood = (0..<20_000).flatMap { _ in Self.frame(.ping, [UInt8](repeating: 9, count: 125)) } + Self.frame(.text, Array("done".utf8))
+        server.route("/flood") { [release] request, writer in Self.upgrade(request, writer, then: flood, hold: release) }
+        let socket = makeNetwork().webSocket(wsURL("/flood"))
+        XCTAssertEqual(try socket.receive(timeout: 20), .text("done"))
+        socket.cancel()
+    }
+
+    func testAPeerThatNeverAnswersTheKeepAlivePingFailsWithPongTimeout() {
+        let release = self.release
+        server.route("/mute") { [release] request, writer in Self.upgrade(request, writer, hold: release) }
+        let started = Date()
+        guard case .pongTimeout? = failure(of: "/mute", options: WebSocketOptions(pingInterval: 0.2, pongTimeout: 0.3)) else { return XCTFail() }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+    }
+
+    func testAPeerThatStopsReadingEndsASendWithSendStalled() {
+        let release = self.release
+        server.route("/deaf") { [release] request, writer in Self.upgrade(request, writer, hold: release) }
+        let socket = makeNetwork().webSocket(wsURL("/deaf"), options: WebSocketOptions(sendTimeout: 1))
+        let started = Date()
+        XCTAssertThrowsError(try socket.sendSynchronously(.binary(Data(count: 64 << 20)))) { error in
+            guard case .sendStalled? = error as? WebSocketError else { return XCTFail("\(error)") }
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20)
+        guard case .failed(.sendStalled)? = socket.end else { return XCTFail("\(String(describing: socket.end))") }
+    }
+
+    func testRacingEndsDeliverExactlyOneEndEvent() {
+        server.route("/race") { request, writer in
+            Self.upgrade(request, writer, then: Self.frame(.text, Array("hi".utf8)))
+            writer.write(Data(Self.frame(.close, [0x03, 0xE8])))
+            writer.closeConnection()
+        }
+        for round in 0..<30 {
+            let ends = Locked(0)
+            let opened = expectation(description: "open \(round)")
+            let queue = DispatchQueue(label: "test.websocket")
+            let socket = makeNetwork().webSocket(wsURL("/race"), callbackQueue: queue, onOpen: { _ in opened.fulfill() },
+                                                 onMessage: { _, _ in }, onEnd: { _ in ends.withLock { $0 += 1 } })
+            wait(for: [opened], timeout: 10)
+            // The peer closes while we close, cancel, send and ask again, from several threads at once.
+            DispatchQueue.concurrentPerform(iterations: 4) { index in
+                switch index {
+                case 0: socket.close()
+                case 1: socket.cancel()
+                case 2: socket.send(.text("x")) { _ in }
+                default: socket.close(code: .goingAway)
+                }
+            }
+            let deadline = Date().addingTimeInterval(10)
+            while socket.end == nil, Date() < deadline { queue.sync {} }
+            queue.sync {}
+            XCTAssertNotNil(socket.end)
+            XCTAssertEqual(ends.withLock { $0 }, 1, "round \(round)")
+        }
+    }
+}
