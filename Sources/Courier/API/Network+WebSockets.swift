@@ -50,8 +50,10 @@ extension Network {
             return task
         }
         let headers = webSocketHeaders(for: url, settings: settings, options: options)
+        let connectTimeout = core.timeouts.connectTimeout ?? core.timeouts.idleTimeout
         let loop = WebSocketConnectionLoop(task: task, headers: headers) { timeout, isCancelled throws(WebSocketError) in
-            try CurlWebSocketConnection.open(url: url, settings: settings, timeout: timeout, isCancelled: isCancelled)
+            try CurlWebSocketConnection.open(url: url, settings: settings, timeout: timeout, connectTimeout: connectTimeout,
+                                             isCancelled: isCancelled)
         }
         loop.start()
         return task

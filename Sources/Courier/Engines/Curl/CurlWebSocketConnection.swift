@@ -25,8 +25,9 @@ final class CurlWebSocketConnection: WebSocketByteStream {
     deinit { ccurl_easy_cleanup(easy) }
 
     /// Connects to `url` (ws and wss are taken as http and https) with the network's settings,
-    /// within `timeout` seconds; `isCancelled` is asked while libcurl works, which stops it.
-    static func open(url: URL, settings: CurlSettings, timeout: TimeInterval,
+    /// within `timeout` seconds and the network's `connectTimeout` (``ConnectionOptions/connectTimeout``,
+    /// else its idle timeout); `isCancelled` is asked while libcurl works, which stops it.
+    static func open(url: URL, settings: CurlSettings, timeout: TimeInterval, connectTimeout: TimeInterval?,
                      isCancelled: @escaping @Sendable () -> Bool) throws(WebSocketError) -> CurlWebSocketConnection {
         if let reason = CurlLibrary.unavailableReason { throw .unavailable(reason) }
         guard let easy = ccurl_easy_init() else { throw .unavailable("curl_easy_init failed") }
@@ -56,7 +57,7 @@ final class CurlWebSocketConnection: WebSocketByteStream {
             }
             settings.tls.apply(to: &options)
             func positive(_ seconds: Double) -> Double { seconds.isFinite && seconds > 0 ? seconds : .infinity }
-            let connectLimit = min(positive(timeout), positive(settings.connectTimeout), 86_400)
+            let connectLimit = min(positive(timeout), positive(connectTimeout ?? .infinity), 86_400)
             if connectLimit.isFinite { options.set(Int32(CCURLOPT_CONNECTTIMEOUT_MS), Int((connectLimit * 1000).rounded(.up))) }
             options.set(Int32(CCURLOPT_NOPROGRESS), 0)
             options.set(Int32(CCURLOPT_XFERINFOFUNCTION), webSocketConnectProgress)
