@@ -49,7 +49,7 @@ enum Usage {
           -X, --request METHOD         the method (upper-cased); must agree with a named command
           -I, --head                   a HEAD request; its head is the output
           -H, --header 'Name: value'   add a header; 'Name:' removes one courier sends itself, 'Name;' sends it empty
-          -A, --user-agent TEXT        the User-Agent (default courier/\(CourierVersion.current); '' sends none)
+          -A, --user-agent TEXT        the User-Agent (default curl/LIBCURL-VERSION; '' sends none)
           -e, --referer URL            the Referer header
           -u, --user USER:PASSWORD     HTTP Basic credentials
               --bearer TOKEN           Authorization: Bearer TOKEN
