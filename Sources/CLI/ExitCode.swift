@@ -12,6 +12,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case usage = 2
     /// The URL is malformed.
     case invalidURL = 3
+    /// A feature the engine in use does not have (curl's `CURLE_NOT_BUILT_IN`): a libcurl option
+    /// such as `--resolve` on the URLSession engine.
+    case notBuiltIn = 4
     /// The proxy's host name could not be resolved.
     case unknownProxy = 5
     /// The host name could not be resolved.
@@ -89,6 +92,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .failure: return "other failure; a URL or redirect with a scheme other than http/https"
         case .usage: return "usage error (unknown option, missing URL, bad value, bad header)"
         case .invalidURL: return "malformed URL"
+        case .notBuiltIn: return "a feature the engine in use lacks (--resolve, --noproxy, … on URLSession)"
         case .unknownProxy: return "could not resolve the proxy"
         case .unknownHost: return "could not resolve the host"
         case .connectionRefused: return "could not connect to the server or proxy (connection refused)"

@@ -59,6 +59,9 @@ enum Usage {
           -r, --range RANGE            ask for bytes RANGE only (0-499, 500-, -500)
           -C, --continue-at OFFSET|-   resume the output file from OFFSET, or (-) from its size
               --etag-compare FILE      send If-None-Match with the ETag saved in FILE
+          -z, --time-cond [-|=]DATE|FILE
+                                       If-Modified-Since DATE (-: If-Unmodified-Since; FILE: its time)
+              --basic                  Basic credentials for -u (what -u sends anyway)
               --compressed             offer gzip, deflate, br, zstd and decode the answer
                                        (without it nothing is offered and bodies are kept as sent)
 
@@ -149,6 +152,19 @@ enum Usage {
               --http2-prior-knowledge  HTTP/2 from the first byte, over plain http too (h2c)
               --unix-socket PATH       connect to this Unix domain socket instead of the URL's host
               --limit-rate RATE        at most RATE bytes per second each way; k, M, G suffixes
+
+        DONE BY LIBCURL (curl engine; exit 4 on URLSession)
+              --resolve HOST:PORT:ADDR use ADDR for HOST:PORT (repeatable)
+              --connect-to HOST:PORT:HOST2:PORT2
+                                       connect to HOST2:PORT2 for HOST:PORT (repeatable)
+              --noproxy LIST           hosts reached without the proxy (comma-separated; * all)
+          -p, --proxytunnel            plain http through the proxy in a CONNECT tunnel too
+          -U, --proxy-user USER:PASSWORD
+                                       Basic credentials for the proxy
+              --tr-encoding            ask for a compressed transfer encoding (TE: gzip)
+          -n, --netrc                  take the login from ~/.netrc (URL credentials ignored)
+              --netrc-optional         the same, URL credentials winning
+              --netrc-file FILE        read FILE instead of ~/.netrc
 
         GENERAL
           -K, --config FILE            read options from FILE, curl's config syntax (- for stdin)

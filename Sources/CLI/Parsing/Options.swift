@@ -121,6 +121,11 @@ struct Options: Sendable {
     var unixSocket: String?
     /// `--limit-rate RATE`, in bytes per second.
     var limitRate: Int64?
+    /// `--resolve`, `--connect-to`, `--noproxy`, `-p`, `-U`, `--tr-encoding`, `--netrc…`: handed
+    /// to libcurl as they are (the curl engine only).
+    var libcurl = LibcurlOptions()
+    /// `-z`: a date, `-DATE`, or a file whose modification time is the date.
+    var timeCondition: String?
 
     var help = false
     var version = false
