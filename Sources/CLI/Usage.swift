@@ -111,7 +111,7 @@ enum Usage {
 
         TRANSFER
           -L, --location               follow redirects (none without it: the 3xx is the answer)
-          -g, --globoff                no URL globbing (courier has none: accepted, as curl takes it)
+          -g, --globoff                no URL globbing: {a,b} [1-9] [a-z:2] taken literally
               --max-redirs N           with -L, follow at most N redirects (default 50; -1: no limit)
           -f, --fail                   exit 22 on HTTP status >= 400, writing nothing of the body
               --fail-with-body         exit 22 on HTTP status >= 400, the body written as usual

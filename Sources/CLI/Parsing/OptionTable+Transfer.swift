@@ -7,9 +7,8 @@ extension OptionTable {
         .flag("fail", "f") { $0.fail = true },
         .flag("fail-with-body") { $0.failWithBody = true },
         .flag("location", "L") { $0.location = true },
-        // curl's -g turns its URL globbing ({a,b}, [1-3]) off; courier has none, so it asks for
-        // what courier does anyway.
-        .flag("globoff", "g") { _ in },
+        // URL globbing ({a,b}, [1-3]: URLGlob) off.
+        .flag("globoff", "g") { $0.globOff = true },
         .value("max-time", "m") { options, value, spelling in options.timeout = try seconds(value, spelling) },
         .value("timeout") { options, value, spelling in options.timeout = try seconds(value, spelling) },
         .value("connect-timeout") { options, value, spelling in options.connectTimeout = try seconds(value, spelling) },

@@ -84,6 +84,8 @@ struct Options: Sendable {
     var progress = false
     /// `--no-progress-meter`: no progress, errors still reported.
     var noProgressMeter = false
+    /// `-g`: URLs are taken as they are, `{}` and `[]` included (no globbing).
+    var globOff = false
     /// `-L`: follow redirects.
     var location = false
     /// `--compressed`: offer the codings libcurl decodes, and decode.

@@ -148,8 +148,15 @@ struct RequestPlan: Sendable {
 
     /// One transfer per URL, each with the output `-o`/`-O` gave it, in order, as curl pairs them.
     private static func transfers(_ options: Options, query: String?, upload: String?) throws(Failure) -> [TransferPlan] {
+        // A glob is one transfer per URL it stands for, each with its URL's -o (`#N` filled in).
+        var expanded: [(index: Int, expansion: URLGlob.Expansion)] = []
+        for (index, typed) in options.urls.enumerated() {
+            let expansions = options.globOff ? [URLGlob.Expansion(url: typed, values: [])] : try URLGlob.expand(typed)
+            expanded += expansions.map { (index, $0) }
+        }
         var transfers: [TransferPlan] = []
-        for (index, text) in options.urls.enumerated() {
+        for (index, expansion) in expanded {
+            let text = expansion.url
             var url = try URLInput.parse(text)
             if let query { url = try URLInput.appendingQuery(query, to: url, for: "-G") }
             if !options.urlQueries.isEmpty {
@@ -169,12 +176,12 @@ struct RequestPlan: Sendable {
             case nil, .file("-")?:
                 output = .stdout
             case let .file(path)?:
-                output = .file(OutputTarget.path(path, in: options.outputDirectory))
+                output = .file(OutputTarget.path(URLGlob.outputName(path, values: expansion.values), in: options.outputDirectory))
             case .remoteName?:
                 output = .remoteName(OutputTarget.remoteName(of: url), directory: options.outputDirectory,
                                      usesHeaderName: options.remoteHeaderName)
             }
-            transfers.append(TransferPlan(index: index, url: url, urlText: text, output: output))
+            transfers.append(TransferPlan(index: transfers.count, url: url, urlText: text, output: output))
         }
         return transfers
     }
