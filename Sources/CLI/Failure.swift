@@ -146,6 +146,9 @@ struct Failure: Error, Equatable {
         case .fieldCount?: return .valueTooLarge
         case nil: break
         }
+        // A status line of an HTTP version libcurl does not speak (`HTTP/1.2`): curl's
+        // "unsupported protocol", 1, on both engines (FoundationNetworking's libcurl says the same).
+        if detail.contains("Unsupported HTTP version") { return .failure }
         if detail.contains("Too large response headers") { return .networkFailure }
         if detail.contains("Out of memory") { return .outOfMemory }
         return .badResponse
