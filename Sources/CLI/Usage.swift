@@ -111,6 +111,8 @@ enum Usage {
 
         TRANSFER
           -L, --location               follow redirects (none without it: the 3xx is the answer)
+          -:, --next                   what follows is another command line, run after this one
+                                       (its own URLs and options; -s, -S, -v, --trace for all)
           -g, --globoff                no URL globbing: {a,b} [1-9] [a-z:2] taken literally
               --max-redirs N           with -L, follow at most N redirects (default 50; -1: no limit)
           -f, --fail                   exit 22 on HTTP status >= 400, writing nothing of the body
