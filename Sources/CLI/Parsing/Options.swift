@@ -21,7 +21,11 @@ struct Options: Sendable {
     /// `-d`, `--data`, `--data-raw`, `--data-urlencode`, in the order given: curl joins them
     /// with `&` in that order.
     var dataArguments: [DataArgument] = []
-    var json: String?
+    /// `--json`, each as typed (`TEXT` or `@FILE`): the body is their contents joined.
+    var jsonPieces: [String] = []
+    /// `--json`'s arguments joined as typed, `nil` without any: for the checks that ask whether
+    /// it was given (the body reads ``jsonPieces``).
+    var json: String? { jsonPieces.isEmpty ? nil : jsonPieces.joined() }
     var form: [String] = []
     var uploadFile: String?
     /// `-X`: the method as typed.
