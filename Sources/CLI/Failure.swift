@@ -146,9 +146,10 @@ struct Failure: Error, Equatable {
         case .fieldCount?: return .valueTooLarge
         case nil: break
         }
-        // A status line of an HTTP version libcurl does not speak (`HTTP/1.2`): curl's
-        // "unsupported protocol", 1, on both engines (FoundationNetworking's libcurl says the same).
-        if detail.contains("Unsupported HTTP version") { return .failure }
+        // A status line libcurl cannot read as a version it speaks (`HTTP/1.2`, `HTTP/1.1 abc`):
+        // libcurl's CURLE_UNSUPPORTED_PROTOCOL, curl's exit 1, on both engines (FoundationNetworking's
+        // libcurl says the same). 7.88 says "Unsupported HTTP version", 8.x "Unsupported HTTP/1 subversion".
+        if detail.contains("Unsupported HTTP") { return .failure }
         if detail.contains("Too large response headers") { return .networkFailure }
         if detail.contains("Out of memory") { return .outOfMemory }
         return .badResponse

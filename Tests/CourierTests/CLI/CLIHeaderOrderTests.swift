@@ -23,6 +23,26 @@ final class CLIHeaderOrderTests: CLITestCase {
         }
     }
 
+    func testAnUploadAsksForContinueLastAsCurlDoes() throws {
+        let server = try makeServer().withStandardRoutes()
+        let file = try makeFile(named: "up.txt", content: Data("hello\n".utf8))
+        let url = server.url("/echo").absoluteString
+        let expected = ["Host", "User-Agent", "Accept", "X-Extra", "Content-Length", "Expect"]
+        for client in ["courier", "curl"] {
+            let arguments = ["-s", "-o", "/dev/null", "-T", file.path, "-H", "X-Extra: 1", url]
+            let result = client == "courier" ? try start(["--engine", "curl"] + arguments).finish() : try RealCurl.run(arguments)
+            guard let result else { continue }
+            XCTAssertEqual(result.status, 0, "\(client): \(result.stderrText)")
+            let request = try lastRequest(to: "/echo", on: server)
+            XCTAssertEqual(request.headers.map(\.name), expected, client)
+            XCTAssertEqual(request.header("Expect"), "100-continue", client)
+            XCTAssertEqual(request.body, Data("hello\n".utf8), client)
+        }
+        // -H 'Expect:' sends none, as in curl.
+        XCTAssertEqual(try courier("--engine", "curl", "-s", "-T", file.path, "-H", "Expect:", url).status, 0)
+        XCTAssertNil(try lastRequest(to: "/echo", on: server).header("Expect"))
+    }
+
     func testARangeGoesBeforeTheUserAgentAndTheDefaultUserAgentBeforeAccept() throws {
         let server = try makeServer().withStandardRoutes()
         let result = try start(["--engine", "curl", "-s", "-o", "/dev/null", "-r", "0-1", server.url("/hello").absoluteString]).finish()

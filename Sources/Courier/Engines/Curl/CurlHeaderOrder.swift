@@ -5,7 +5,7 @@ import Foundation
 /// libcurl writes `Host` first, then the lines it makes from its own options (`Authorization`
 /// from `CURLOPT_USERPWD`, `Range`, `User-Agent`, `Accept`, `Accept-Encoding`, `Referer`,
 /// `Proxy-Connection` when an http URL goes through a proxy, `Cookie`, the time condition), then the custom list (`CURLOPT_HTTPHEADER`) in its order, and
-/// last, for a body, `Content-Length` and `Content-Type`. Courier hands every header over in
+/// last, for a body, `Content-Length`, `Content-Type` and `Expect`. Courier hands every header over in
 /// the custom list — a request's fields are a dictionary, without an order — so libcurl's own
 /// `Accept` used to come before all of them and the rest in whatever order the dictionary gave.
 /// Ordering the list as curl's options would place those lines (and writing `Accept: */*`
@@ -18,7 +18,7 @@ enum CurlHeaderOrder {
         "proxy-authorization", "authorization", "range", "user-agent", "accept", "te", "accept-encoding", "referer",
         "cookie", "if-modified-since", "if-unmodified-since",
     ]
-    private static let trailing = ["content-length", "content-type"]
+    private static let trailing = ["content-length", "content-type", "expect"]
 
     /// Orders `fields` as above. `bodyLength` is the size of the body sent (nil without one):
     /// its `Content-Length` goes into the list, before the `Content-Type`, where libcurl would

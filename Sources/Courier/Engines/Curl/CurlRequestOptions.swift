@@ -116,7 +116,9 @@ enum CurlRequestOptions {
         // An empty `Expect:` stops libcurl waiting up to a second for a `100 Continue` that many
         // servers never send. libcurl only adds one to a request with a body: without one, the
         // line would only be one more entry for libcurl to look through for each header it adds.
-        if bodyLength != nil { fields.append(("Expect", "")) }
+        // A request that names its own `Expect` (`100-continue`: curl's uploads) keeps it, and
+        // libcurl then waits for the `100` as curl does.
+        if bodyLength != nil, !fields.contains(where: { named($0.name, "Expect") }) { fields.append(("Expect", "")) }
         CurlHeaderOrder.arrange(&fields, bodyLength: method == "HEAD" ? nil : bodyLength)
         if let old = headers { ccurl_slist_free_all(old) }
         headers = nil
