@@ -48,6 +48,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case tlsFailed = 35
     /// Redirects went round in circles.
     case tooManyRedirects = 47
+    /// libcurl could not read an option's value (`--connect-to ::example.com:example.com`):
+    /// curl's `CURLE_SETOPT_OPTION_SYNTAX`, 49.
+    case badOptionSyntax = 49
     /// libcurl refused an option the curl engine set (curl's CURLE_UNKNOWN_OPTION): a libcurl
     /// without something courier needs. `--engine urlsession` avoids it.
     case libcurlRefusedOption = 48
@@ -106,6 +109,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .rangeError: return "-C: the server does not support byte ranges; the file cannot be resumed"
         case .tlsFailed: return "TLS handshake failed (e.g. a client certificate required, or refused)"
         case .tooManyRedirects: return "too many redirects"
+        case .badOptionSyntax: return "libcurl could not read an option's value (--connect-to, --resolve)"
         case .emptyReply: return "the server closed the connection without replying"
         case .tooLarge: return "body larger than --max-filesize, or too large to hold for --json-output"
         case .networkFailure: return "other network failure (e.g. connection reset, the proxy refused the tunnel, headers over 300 kB)"

@@ -149,7 +149,8 @@ struct Failure: Error, Equatable {
         // A status line libcurl cannot read as a version it speaks (`HTTP/1.2`, `HTTP/1.1 abc`):
         // libcurl's CURLE_UNSUPPORTED_PROTOCOL, curl's exit 1, on both engines (FoundationNetworking's
         // libcurl says the same). 7.88 says "Unsupported HTTP version", 8.x "Unsupported HTTP/1 subversion".
-        if detail.contains("Unsupported HTTP") { return .failure }
+        // A status code outside 100 to 999 (`HTTP/1.1 -12`) is the same to libcurl 7.88.
+        if detail.contains("Unsupported HTTP") || detail.contains("Unsupported response code") { return .failure }
         if detail.contains("Too large response headers") { return .networkFailure }
         if detail.contains("Out of memory") { return .outOfMemory }
         return .badResponse

@@ -33,6 +33,9 @@ final class CLIExitCodeTests: CLITestCase {
         let result = try courier("-s", url)
         XCTAssertEqual(result.status, 1, "curl's unsupported protocol: \(result.stderrText)")
         if let curl = try RealCurl.run(["-s", url]) { XCTAssertEqual(curl.status, 1) }
+        let negative = try rawServer("HTTP/1.1 -12 OK\r\nContent-Length: 2\r\n\r\nhi")
+        XCTAssertEqual(try courier("-s", negative.url("/raw").absoluteString).status, 1, "a status code libcurl does not take")
+        if let curl = try RealCurl.run(["-s", negative.url("/raw").absoluteString]) { XCTAssertEqual(curl.status, 1) }
 
         let huge = try rawServer("HTTP/1.1 200 OK\r\nContent-Length: 36893488147419103232\r\nConnection: close\r\n\r\n-foo-\n")
         let hugeURL = huge.url("/raw").absoluteString

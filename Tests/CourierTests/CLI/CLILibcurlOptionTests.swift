@@ -49,6 +49,10 @@ final class CLILibcurlOptionTests: CLITestCase {
         for request in try echoed(connectTo, on: server) {
             XCTAssertEqual(request.header("Host"), name)
         }
+        // An entry libcurl cannot read: curl's CURLE_SETOPT_OPTION_SYNTAX, 49, nothing sent.
+        let bad = ["-s", "--connect-to", "::example.com:example.com", "http://\(name):\(server.port)/echo"]
+        XCTAssertEqual(try start(bad).finish().status, 49)
+        if let curl = try RealCurl.run(bad) { XCTAssertEqual(curl.status, 49) }
     }
 
     func testProxyUserNoproxyAndProxytunnel() throws {
