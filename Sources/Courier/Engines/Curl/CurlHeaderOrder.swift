@@ -16,7 +16,7 @@ enum CurlHeaderOrder {
     /// them, and the body's `Content-Length` and `Content-Type` last.
     private static let leading = [
         "proxy-authorization", "authorization", "range", "user-agent", "accept", "te", "accept-encoding", "referer",
-        "cookie", "if-modified-since", "if-unmodified-since",
+        "proxy-connection", "cookie", "if-modified-since", "if-unmodified-since",
     ]
     private static let trailing = ["content-length", "content-type", "expect"]
 
@@ -24,9 +24,8 @@ enum CurlHeaderOrder {
     /// its `Content-Length` goes into the list, before the `Content-Type`, where libcurl would
     /// otherwise add its own after every custom line.
     ///
-    /// Through an HTTP proxy, libcurl's own `Proxy-Connection: Keep-Alive` stays libcurl's, right
-    /// after `Host` (curl sends it after `Referer`): libcurl 7.88 leaves its line out when the
-    /// custom list has one, but 7.74 sends both (measured), so Courier does not write it.
+    /// Through an HTTP proxy, `Proxy-Connection: Keep-Alive` goes after `Referer`, as curl sends
+    /// it (``CurlProxyConnection`` writes it and removes libcurl's own line).
     static func arrange(_ fields: inout [(name: String, value: String)], bodyLength: Int64?) {
         if !fields.contains(where: { HTTPHeaders.namesMatch($0.name, "Accept") }) {
             fields.append(("Accept", "*/*"))

@@ -121,6 +121,7 @@ struct CurlOptionSetter {
             (Int32(CCURLOPT_RESOLVE), "CURLOPT_RESOLVE"),
             (Int32(CCURLOPT_TRANSFER_ENCODING), "CURLOPT_TRANSFER_ENCODING"),
             (Int32(CCURLOPT_CONNECT_TO), "CURLOPT_CONNECT_TO"),
+            (Int32(CCURLOPT_PROXYHEADER), "CURLOPT_PROXYHEADER"),
         ]
         return Dictionary(uniqueKeysWithValues: pairs)
     }()
