@@ -65,6 +65,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     /// to `CONNECT`, as curl 7.88 exits), more than 300 kB of response headers (libcurl's "Too
     /// large response headers", as curl 7.88 exits), and so on.
     case networkFailure = 56
+    /// A body libcurl cannot decode with `--compressed` (curl's `CURLE_BAD_CONTENT_ENCODING`).
+    case badContentEncoding = 61
     /// The client certificate or key (`--cert`, `--key`) cannot be used.
     case badClientCertificate = 58
     /// The server's certificate could not be verified.
@@ -110,6 +112,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .tlsFailed: return "TLS handshake failed (e.g. a client certificate required, or refused)"
         case .tooManyRedirects: return "too many redirects"
         case .badOptionSyntax: return "libcurl could not read an option's value (--connect-to, --resolve)"
+        case .badContentEncoding: return "a compressed body that cannot be decoded (--compressed)"
         case .emptyReply: return "the server closed the connection without replying"
         case .tooLarge: return "body larger than --max-filesize, or too large to hold for --json-output"
         case .networkFailure: return "other network failure (e.g. connection reset, the proxy refused the tunnel, headers over 300 kB)"

@@ -36,6 +36,11 @@ final class CLIExitCodeTests: CLITestCase {
         let negative = try rawServer("HTTP/1.1 -12 OK\r\nContent-Length: 2\r\n\r\nhi")
         XCTAssertEqual(try courier("-s", negative.url("/raw").absoluteString).status, 1, "a status code libcurl does not take")
         if let curl = try RealCurl.run(["-s", negative.url("/raw").absoluteString]) { XCTAssertEqual(curl.status, 1) }
+        // A gzip body whose header is broken, with --compressed: curl's bad content encoding, 61.
+        let broken = try rawServer("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 9\r\n\r\nnot gzip!")
+        let brokenArguments = ["-s", "--compressed", broken.url("/raw").absoluteString]
+        XCTAssertEqual(try start(brokenArguments).finish().status, 61)
+        if let curl = try RealCurl.run(brokenArguments) { XCTAssertEqual(curl.status, 61) }
 
         let huge = try rawServer("HTTP/1.1 200 OK\r\nContent-Length: 36893488147419103232\r\nConnection: close\r\n\r\n-foo-\n")
         let hugeURL = huge.url("/raw").absoluteString
