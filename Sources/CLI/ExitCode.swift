@@ -12,6 +12,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case usage = 2
     /// The URL is malformed.
     case invalidURL = 3
+    /// A feature the engine in use does not have (curl's `CURLE_NOT_BUILT_IN`): a libcurl option
+    /// such as `--resolve` on the URLSession engine.
+    case notBuiltIn = 4
     /// The proxy's host name could not be resolved.
     case unknownProxy = 5
     /// The host name could not be resolved.
@@ -45,6 +48,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case tlsFailed = 35
     /// Redirects went round in circles.
     case tooManyRedirects = 47
+    /// libcurl could not read an option's value (`--connect-to ::example.com:example.com`):
+    /// curl's `CURLE_SETOPT_OPTION_SYNTAX`, 49.
+    case badOptionSyntax = 49
     /// libcurl refused an option the curl engine set (curl's CURLE_UNKNOWN_OPTION): a libcurl
     /// without something courier needs. `--engine urlsession` avoids it.
     case libcurlRefusedOption = 48
@@ -59,6 +65,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     /// to `CONNECT`, as curl 7.88 exits), more than 300 kB of response headers (libcurl's "Too
     /// large response headers", as curl 7.88 exits), and so on.
     case networkFailure = 56
+    /// A body libcurl cannot decode with `--compressed` (curl's `CURLE_BAD_CONTENT_ENCODING`).
+    case badContentEncoding = 61
     /// The client certificate or key (`--cert`, `--key`) cannot be used.
     case badClientCertificate = 58
     /// The server's certificate could not be verified.
@@ -89,6 +97,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .failure: return "other failure; a URL or redirect with a scheme other than http/https"
         case .usage: return "usage error (unknown option, missing URL, bad value, bad header)"
         case .invalidURL: return "malformed URL"
+        case .notBuiltIn: return "a feature the engine in use lacks (--resolve, --noproxy, … on URLSession)"
         case .unknownProxy: return "could not resolve the proxy"
         case .unknownHost: return "could not resolve the host"
         case .connectionRefused: return "could not connect to the server or proxy (connection refused)"
@@ -102,6 +111,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .rangeError: return "-C: the server does not support byte ranges; the file cannot be resumed"
         case .tlsFailed: return "TLS handshake failed (e.g. a client certificate required, or refused)"
         case .tooManyRedirects: return "too many redirects"
+        case .badOptionSyntax: return "libcurl could not read an option's value (--connect-to, --resolve)"
+        case .badContentEncoding: return "a compressed body that cannot be decoded (--compressed)"
         case .emptyReply: return "the server closed the connection without replying"
         case .tooLarge: return "body larger than --max-filesize, or too large to hold for --json-output"
         case .networkFailure: return "other network failure (e.g. connection reset, the proxy refused the tunnel, headers over 300 kB)"

@@ -151,6 +151,14 @@ struct Failure: Error, Equatable {
         case .fieldCount?: return .valueTooLarge
         case nil: break
         }
+        // A status line libcurl cannot read as a version it speaks (`HTTP/1.2`, `HTTP/1.1 abc`):
+        // libcurl's CURLE_UNSUPPORTED_PROTOCOL, curl's exit 1, on both engines (FoundationNetworking's
+        // libcurl says the same). 7.88 says "Unsupported HTTP version", 8.x "Unsupported HTTP/1 subversion".
+        // A status code outside 100 to 999 (`HTTP/1.1 -12`) is the same to libcurl 7.88.
+        if detail.contains("Unsupported HTTP") || detail.contains("Unsupported response code") { return .failure }
+        // A body libcurl cannot decode (a broken gzip header, more than 5 codings): curl's
+        // CURLE_BAD_CONTENT_ENCODING.
+        if detail.contains("content unencoding") || detail.contains("content encodings") { return .badContentEncoding }
         if detail.contains("Too large response headers") { return .networkFailure }
         if detail.contains("Out of memory") { return .outOfMemory }
         return .badResponse

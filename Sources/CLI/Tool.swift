@@ -28,24 +28,41 @@ enum Tool {
                 return error.exitCode
             }
         }
-        let invocation: Invocation
+        // `--next`: every part is read and checked before the first one runs, as curl reads
+        // the whole line first; then they run in turn, and the last part's status is the
+        // command's (curl's, which goes on after a failed transfer too).
+        var invocations: [Invocation] = []
         var silenced = false
         do throws(Failure) {
-            var (options, warnings) = try ArgumentParser.parse(arguments, standardInput: standardInput.forConfiguration)
-            if case .request = options.command, !ConfigFile.isDisabled(by: arguments),
-               let curlrc = ConfigFile.defaultFile(environment: environment) {
-                (options, warnings) = try ArgumentParser.parse(arguments, defaults: curlrc, standardInput: standardInput.forConfiguration)
+            var parts: [Options] = []
+            for (index, part) in NextGroups.split(arguments).enumerated() {
+                var (options, warnings) = try ArgumentParser.parse(part, standardInput: standardInput.forConfiguration)
+                if index == 0, case .request = options.command, !ConfigFile.isDisabled(by: arguments),
+                   let curlrc = ConfigFile.defaultFile(environment: environment) {
+                    (options, warnings) = try ArgumentParser.parse(part, defaults: curlrc, standardInput: standardInput.forConfiguration)
+                }
+                if !options.silent { warnings.forEach(console.message) }
+                parts.append(options)
             }
-            if !options.silent { warnings.forEach(console.message) }
-            // What curl finds wrong once the line is read (a file to send, a URL's scheme) is a
-            // transfer's error, which -s silences; a usage error is always said.
-            silenced = options.silent && !options.showError
-            invocation = try Invocation(options, standardInput: standardInput.forBody)
+            if parts.count > 1 { NextGroups.carryGlobals(into: &parts) }
+            for options in parts {
+                // What curl finds wrong once the line is read (a file to send, a URL's scheme) is a
+                // transfer's error, which -s silences; a usage error is always said.
+                silenced = options.silent && !options.showError
+                invocations.append(try Invocation(options, standardInput: standardInput.forBody))
+            }
         } catch {
             if !silenced || error.exitCode == .usage || error.isShownWhenSilent { console.message(error.message) }
             if error.exitCode == .usage { console.writeError(Data((Usage.short + "\n").utf8)) }
             return error.exitCode
         }
+        var status = ExitCode.ok
+        for invocation in invocations { status = execute(invocation, console: console) }
+        return status
+    }
+
+    /// Runs one checked command line (one part of a `--next` line).
+    private static func execute(_ invocation: Invocation, console: Console) -> ExitCode {
         do throws(Failure) {
             switch invocation {
             case .help:

@@ -56,7 +56,7 @@ enum Usage {
           -X, --request METHOD         the method (upper-cased); must agree with a named command
           -I, --head                   a HEAD request; its head is the output
           -H, --header 'Name: value'   add a header; 'Name:' removes one courier sends itself, 'Name;' sends it empty
-          -A, --user-agent TEXT        the User-Agent (default courier/\(CourierVersion.current); '' sends none)
+          -A, --user-agent TEXT        the User-Agent (default curl/LIBCURL-VERSION; '' sends none)
           -e, --referer URL            the Referer header
           -u, --user USER:PASSWORD     HTTP Basic credentials
               --bearer TOKEN           Authorization: Bearer TOKEN
@@ -66,6 +66,9 @@ enum Usage {
           -r, --range RANGE            ask for bytes RANGE only (0-499, 500-, -500)
           -C, --continue-at OFFSET|-   resume the output file from OFFSET, or (-) from its size
               --etag-compare FILE      send If-None-Match with the ETag saved in FILE
+          -z, --time-cond [-|=]DATE|FILE
+                                       If-Modified-Since DATE (-: If-Unmodified-Since; FILE: its time)
+              --basic                  Basic credentials for -u (what -u sends anyway)
               --compressed             offer gzip, deflate, br, zstd and decode the answer
                                        (without it nothing is offered and bodies are kept as sent)
 
@@ -115,7 +118,9 @@ enum Usage {
 
         TRANSFER
           -L, --location               follow redirects (none without it: the 3xx is the answer)
-          -g, --globoff                no URL globbing (courier has none: accepted, as curl takes it)
+          -:, --next                   what follows is another command line, run after this one
+                                       (its own URLs and options; -s, -S, -v, --trace for all)
+          -g, --globoff                no URL globbing: {a,b} [1-9] [a-z:2] taken literally
               --max-redirs N           with -L, follow at most N redirects (default 50; -1: no limit)
           -f, --fail                   exit 22 on HTTP status >= 400, writing nothing of the body
               --fail-with-body         exit 22 on HTTP status >= 400, the body written as usual
@@ -156,6 +161,19 @@ enum Usage {
               --http2-prior-knowledge  HTTP/2 from the first byte, over plain http too (h2c)
               --unix-socket PATH       connect to this Unix domain socket instead of the URL's host
               --limit-rate RATE        at most RATE bytes per second each way; k, M, G suffixes
+
+        DONE BY LIBCURL (curl engine; exit 4 on URLSession)
+              --resolve HOST:PORT:ADDR use ADDR for HOST:PORT (repeatable)
+              --connect-to HOST:PORT:HOST2:PORT2
+                                       connect to HOST2:PORT2 for HOST:PORT (repeatable)
+              --noproxy LIST           hosts reached without the proxy (comma-separated; * all)
+          -p, --proxytunnel            plain http through the proxy in a CONNECT tunnel too
+          -U, --proxy-user USER:PASSWORD
+                                       Basic credentials for the proxy
+              --tr-encoding            ask for a compressed transfer encoding (TE: gzip)
+          -n, --netrc                  take the login from ~/.netrc (URL credentials ignored)
+              --netrc-optional         the same, URL credentials winning
+              --netrc-file FILE        read FILE instead of ~/.netrc
 
         GENERAL
           -K, --config FILE            read options from FILE, curl's config syntax (- for stdin)

@@ -41,7 +41,7 @@ enum {
     CCURLOPT_POST = 47,
     CCURLOPT_FOLLOWLOCATION = 52,
     CCURLOPT_PROXYPORT = 59,
-    CCURLOPT_HTTPPROXYTUNNEL = 61,         // WebSockets: tunnel ws:// through an HTTP proxy too
+    CCURLOPT_HTTPPROXYTUNNEL = 61,         // LibcurlOptions.proxyTunnel; WebSockets: ws:// through an HTTP proxy too
     CCURLOPT_XFERINFODATA = 10057,
     CCURLOPT_SSL_VERIFYPEER = 64,
     CCURLOPT_CAINFO = 10065,
@@ -70,6 +70,15 @@ enum {
     CCURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
     CCURLOPT_PROTOCOLS_STR = 10318,        // 7.85.0+: see ccurl_version_info and CurlFeatures
     CCURLOPT_REDIR_PROTOCOLS_STR = 10319,  // 7.85.0+
+    // LibcurlOptions, passed through (all older than 7.68.0; CONNECT_TO is 7.49.0).
+    CCURLOPT_PROXYUSERPWD = 10006,
+    CCURLOPT_NETRC = 51,
+    CCURLOPT_NETRC_FILE = 10118,
+    CCURLOPT_NOPROXY = 10177,
+    CCURLOPT_RESOLVE = 10203,
+    CCURLOPT_TRANSFER_ENCODING = 207,
+    CCURLOPT_CONNECT_TO = 10243,
+    CCURLOPT_PROXYHEADER = 10228,          // 7.37.0: CurlProxyConnection
 };
 
 // CURLPROTO_* bits for CCURLOPT_PROTOCOLS and CCURLOPT_REDIR_PROTOCOLS.

@@ -17,9 +17,13 @@ struct Session: Sendable {
     /// Every network made, closed together on Ctrl-C.
     private let networks: Locked<[Network]>
 
-    /// The `User-Agent` the command sends unless told otherwise (`-A`, `-H`), as curl sends
-    /// `curl/VERSION`.
-    static let userAgent = "courier/\(CourierVersion.current)"
+    /// The `User-Agent` the command sends unless told otherwise (`-A`, `-H`): curl's own,
+    /// `curl/VERSION` with the version of the libcurl in use (read from `curl_version_info` at
+    /// run time; on the URLSession engine FoundationNetworking loads that same system library).
+    /// Servers tell curl apart by that product name (plain text for `curl/`, a page for a
+    /// browser), and a command line that works with curl must get the same answer. Where no
+    /// libcurl can be loaded there is no version to give, and courier names itself.
+    static let userAgent = Network.Engine.curlFeatures.map { "curl/\($0.version)" } ?? "courier/\(CourierVersion.current)"
 
     init(_ settings: Settings, console: Console) {
         // The storage object is shared with each session's copy of the configuration, and with

@@ -71,7 +71,7 @@ struct TransferAttempt {
                 }
             }
             if plan.failWithBody, response.statusCode >= 400 { refusedStatus = response }
-            if let limit, response.expectedContentLength > limit { throw RequestCommand.tooLarge(limit) }
+            if let limit, response.expectedContentLength > limit || Self.lengthOverflows(response) { throw RequestCommand.tooLarge(limit) }
             try output.begin(response, head: plan.includeHeaders || plan.headOnly ? heads : nil)
         }, onData: { chunk in
             guard !skipsBody else { return }
@@ -130,5 +130,16 @@ struct TransferAttempt {
             return RequestCommand.tooLarge(limit)
         }
         return Failure(error, url: transfer.url, timeout: plan.settings.timeout, connectTimeout: plan.settings.connectTimeout)
+    }
+}
+
+extension TransferAttempt {
+    /// A `Content-Length` of digits too large for 63 bits: libcurl then reads the body as if
+    /// none were given, but curl with `--max-filesize` stops at once ("Maximum file size
+    /// exceeded", exit 63), whatever the limit.
+    static func lengthOverflows(_ response: HTTPResponse) -> Bool {
+        guard let length = response.headers["Content-Length"]?.trimmingCharacters(in: .whitespaces),
+              !length.isEmpty, length.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+        return Int64(length) == nil
     }
 }

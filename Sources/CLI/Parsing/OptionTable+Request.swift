@@ -6,7 +6,8 @@ extension OptionTable {
         .value("url") { options, value, _ in options.urls.append(value) },
         .value("url-query") { options, value, _ in options.urlQueries.append(value) },
         .value("header", "H") { options, value, _ in options.headers += headerLines(value) },
-        .value("user", "u") { options, value, spelling in try setOnce(&options.user, value, spelling) },
+        // The last -u, -r, -c wins, as in curl.
+        .value("user", "u") { options, value, _ in options.user = value },
         .value("bearer") { options, value, spelling in try setOnce(&options.bearer, value, spelling) },
         .value("data") { options, value, _ in options.dataArguments.append(DataArgument(kind: .data, value: value)) },
         .value("data-ascii") { options, value, _ in options.dataArguments.append(DataArgument(kind: .data, value: value)) },
@@ -15,14 +16,15 @@ extension OptionTable {
         .value("data-binary") { options, value, _ in options.dataArguments.append(DataArgument(kind: .binary, value: value)) },
         .value("data-urlencode") { options, value, _ in options.dataArguments.append(DataArgument(kind: .urlEncode, value: value)) },
         .flag("get", "G") { $0.dataInQuery = true },
-        .value("json") { options, value, spelling in try setOnce(&options.json, value, spelling) },
+        // Given again, its pieces are joined as they are (each TEXT or @FILE), as curl joins them.
+        .value("json") { options, value, _ in options.jsonPieces.append(value) },
         .value("form", "F") { options, value, _ in options.form.append(value) },
         .value("upload-file", "T") { options, value, spelling in try setOnce(&options.uploadFile, value, spelling) },
         .value("request", "X") { options, value, _ in options.method = value },   // the last wins, as in curl
         .flag("head", "I") { $0.headOnly = true },
         .value("user-agent", "A") { options, value, _ in options.userAgent = value },
         .value("referer", "e") { options, value, _ in options.referer = value },
-        .value("range", "r") { options, value, spelling in try setOnce(&options.range, value, spelling) },
+        .value("range", "r") { options, value, _ in options.range = value },
         .value("continue-at", "C") { options, value, spelling in
             guard value == "-" || Int64(value).map({ $0 >= 0 }) == true else {
                 throw Failure.usage("\(spelling) needs a byte offset or '-' (the size of the output file), not '\(value)'")
@@ -30,7 +32,7 @@ extension OptionTable {
             options.continueAt = value
         },
         .value("cookie", "b") { options, value, _ in options.cookies.append(value) },
-        .value("cookie-jar", "c") { options, value, spelling in try setOnce(&options.cookieJar, value, spelling) },
+        .value("cookie-jar", "c") { options, value, _ in options.cookieJar = value },
         .value("etag-compare") { options, value, _ in options.etagCompare = value },
         .flag("compressed") { $0.compressed = true },
     ]

@@ -7,9 +7,8 @@ extension OptionTable {
         .flag("fail", "f") { $0.fail = true },
         .flag("fail-with-body") { $0.failWithBody = true },
         .flag("location", "L") { $0.location = true },
-        // curl's -g turns its URL globbing ({a,b}, [1-3]) off; courier has none, so it asks for
-        // what courier does anyway.
-        .flag("globoff", "g") { _ in },
+        // URL globbing ({a,b}, [1-3]: URLGlob) off.
+        .flag("globoff", "g") { $0.globOff = true },
         .value("max-time", "m") { options, value, spelling in options.timeout = try seconds(value, spelling) },
         .value("timeout") { options, value, spelling in options.timeout = try seconds(value, spelling) },
         .value("connect-timeout") { options, value, spelling in options.connectTimeout = try seconds(value, spelling) },
@@ -45,17 +44,18 @@ extension OptionTable {
             }
             options.engine = engine
         },
-        .value("cacert") { options, value, spelling in try setOnce(&options.caCertificates, value, spelling) },
-        .value("pinnedpubkey") { options, value, spelling in try setOnce(&options.pinnedPublicKeys, value, spelling) },
-        .value("cert", "E") { options, value, spelling in try setOnce(&options.clientCertificate, value, spelling) },
-        .value("key") { options, value, spelling in try setOnce(&options.clientKey, value, spelling) },
+        // The TLS and proxy options: the last one given wins, as in curl.
+        .value("cacert") { options, value, _ in options.caCertificates = value },
+        .value("pinnedpubkey") { options, value, _ in options.pinnedPublicKeys = value },
+        .value("cert", "E") { options, value, _ in options.clientCertificate = value },
+        .value("key") { options, value, _ in options.clientKey = value },
         .flag("insecure", "k") { $0.insecure = true },
-        .value("proxy", "x") { options, value, spelling in try setOnce(&options.proxy, value, spelling) },
+        .value("proxy", "x") { options, value, _ in options.proxy = value },
         // The last of the three wins, as in curl.
         .flag("http1.1") { $0.httpVersion = .http1_1 },
         .flag("http2") { $0.httpVersion = .http2 },
         .flag("http2-prior-knowledge") { $0.httpVersion = .http2PriorKnowledge },
-        .value("unix-socket") { options, value, spelling in try setOnce(&options.unixSocket, value, spelling) },
+        .value("unix-socket") { options, value, _ in options.unixSocket = value },
         .value("limit-rate") { options, value, spelling in
             // curl's suffixes (k, M, G); 0 is curl's "no limit".
             guard let rate = OptionTable.byteCount(value) else {

@@ -28,7 +28,7 @@ struct OptionSpec: Sendable {
 /// the request (`OptionTable+Request`), its output (`OptionTable+Output`), how transfers run
 /// (`OptionTable+Transfer`).
 enum OptionTable {
-    static let all: [OptionSpec] = requestOptions + outputOptions + transferOptions + [
+    static let all: [OptionSpec] = requestOptions + outputOptions + transferOptions + libcurlOptions + [
         .flag("help", "h") { $0.help = true },
         .flag("version", "V") { $0.version = true },
         // Read before anything else when first on the line (see ConfigFile); a no-op elsewhere.

@@ -21,7 +21,11 @@ struct Options: Sendable {
     /// `-d`, `--data`, `--data-raw`, `--data-urlencode`, in the order given: curl joins them
     /// with `&` in that order.
     var dataArguments: [DataArgument] = []
-    var json: String?
+    /// `--json`, each as typed (`TEXT` or `@FILE`): the body is their contents joined.
+    var jsonPieces: [String] = []
+    /// `--json`'s arguments joined as typed, `nil` without any: for the checks that ask whether
+    /// it was given (the body reads ``jsonPieces``).
+    var json: String? { jsonPieces.isEmpty ? nil : jsonPieces.joined() }
     var form: [String] = []
     var uploadFile: String?
     /// `-X`: the method as typed.
@@ -84,6 +88,8 @@ struct Options: Sendable {
     var progress = false
     /// `--no-progress-meter`: no progress, errors still reported.
     var noProgressMeter = false
+    /// `-g`: URLs are taken as they are, `{}` and `[]` included (no globbing).
+    var globOff = false
     /// `-L`: follow redirects.
     var location = false
     /// `--compressed`: offer the codings libcurl decodes, and decode.
@@ -121,6 +127,11 @@ struct Options: Sendable {
     var unixSocket: String?
     /// `--limit-rate RATE`, in bytes per second.
     var limitRate: Int64?
+    /// `--resolve`, `--connect-to`, `--noproxy`, `-p`, `-U`, `--tr-encoding`, `--netrc…`: handed
+    /// to libcurl as they are (the curl engine only).
+    var libcurl = LibcurlOptions()
+    /// `-z`: a date, `-DATE`, or a file whose modification time is the date.
+    var timeCondition: String?
 
     var help = false
     var version = false

@@ -1,5 +1,5 @@
 /// curl's options that each set one header: `-A` (`User-Agent`), `-e` (`Referer`), `-r`
-/// (`Range: bytes=…`), `--etag-compare` (`If-None-Match`).
+/// (`Range: bytes=…`), `-z` (`If-Modified-Since`…), `--etag-compare` (`If-None-Match`).
 ///
 /// They become header lines placed before the `-H` ones, so that a `-H` of the same name wins,
 /// as it does in curl, and both kinds of plan read them like any other header.
@@ -23,6 +23,9 @@ enum ImpliedHeaders {
                 throw .usage("-r needs a byte range such as 0-499, 500- or -500, not '\(range)'")
             }
             lines.append("Range: bytes=\(range)")
+        }
+        if let condition = options.timeCondition, let line = TimeCondition.line(condition) {
+            lines.append(line)
         }
         if let file = options.etagCompare {
             lines.append("If-None-Match: \(try ETagFile.read(file))")

@@ -30,8 +30,10 @@ struct RequestBodyInput {
         isJSON = options.json != nil
         uploadedFileName = options.uploadFile.flatMap { $0 == "-" ? nil : URL(fileURLWithPath: $0).lastPathComponent }
 
-        if let json = options.json {
-            body = .data(try Self.requiredContent(of: json, standardInput: standardInput), contentType: "application/json")
+        if !options.jsonPieces.isEmpty {
+            var content = Data()
+            for piece in options.jsonPieces { content += try Self.requiredContent(of: piece, standardInput: standardInput) }
+            body = .data(content, contentType: "application/json")
         } else if !options.dataArguments.isEmpty {
             // Several pieces are joined with '&', as curl does, so fields can be given one by one.
             body = .data(FormData.encoded(options.dataArguments, standardInput: standardInput, warn: warn),

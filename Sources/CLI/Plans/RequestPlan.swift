@@ -99,6 +99,11 @@ struct RequestPlan: Sendable {
             // `-H 'Content-Type:'` sends the body with no media type, as in curl.
             body = .data(bytes, contentType: "")
         }
+        if bodyInput?.isUpload == true, Self.size(of: body) > 0, !headers.isRemoved("Expect"), (options.engine ?? .automatic).resolved == .curl {
+            // curl's -T asks before sending (libcurl waits up to a second for the `100`); a
+            // `-H 'Expect:'` removes it, as in curl. The curl engine only: that is libcurl's wait.
+            headers.setDefault("Expect", "100-continue")
+        }
         if bodyInput?.isJSON == true {
             headers.setDefault("Content-Type", "application/json")
             headers.setDefault("Accept", "application/json")
@@ -148,8 +153,15 @@ struct RequestPlan: Sendable {
 
     /// One transfer per URL, each with the output `-o`/`-O` gave it, in order, as curl pairs them.
     private static func transfers(_ options: Options, query: String?, upload: String?) throws(Failure) -> [TransferPlan] {
+        // A glob is one transfer per URL it stands for, each with its URL's -o (`#N` filled in).
+        var expanded: [(index: Int, expansion: URLGlob.Expansion)] = []
+        for (index, typed) in options.urls.enumerated() {
+            let expansions = options.globOff ? [URLGlob.Expansion(url: typed, values: [])] : try URLGlob.expand(typed)
+            expanded += expansions.map { (index, $0) }
+        }
         var transfers: [TransferPlan] = []
-        for (index, text) in options.urls.enumerated() {
+        for (index, expansion) in expanded {
+            let text = expansion.url
             var url = try URLInput.parse(text)
             if let query { url = try URLInput.appendingQuery(query, to: url, for: "-G") }
             if !options.urlQueries.isEmpty {
@@ -169,12 +181,12 @@ struct RequestPlan: Sendable {
             case nil, .file("-")?:
                 output = .stdout
             case let .file(path)?:
-                output = .file(OutputTarget.path(path, in: options.outputDirectory))
+                output = .file(OutputTarget.path(URLGlob.outputName(path, values: expansion.values), in: options.outputDirectory))
             case .remoteName?:
                 output = .remoteName(OutputTarget.remoteName(of: url), directory: options.outputDirectory,
                                      usesHeaderName: options.remoteHeaderName)
             }
-            transfers.append(TransferPlan(index: index, url: url, urlText: text, output: output))
+            transfers.append(TransferPlan(index: transfers.count, url: url, urlText: text, output: output))
         }
         return transfers
     }

@@ -83,6 +83,8 @@ struct Settings: Sendable {
         // connect timeout is one, as curl's, not an idle timeout.
         connection.idleTimeout = .infinity
         connection.connectTimeout = options.connectTimeout
+        connection.libcurl = options.libcurl
+        try Self.checkLibcurlOptions(options.libcurl, engine: engine)
 
         if options.clientKey != nil, options.clientCertificate == nil { throw .usage("--key needs --cert") }
         let curlOnly = [(options.caCertificates != nil, "--cacert"), (options.pinnedPublicKeys != nil, "--pinnedpubkey"),
@@ -97,5 +99,20 @@ struct Settings: Sendable {
             }
             throw .usage("\(option) needs the curl engine (--engine curl)")
         }
+    }
+}
+
+extension Settings {
+    /// The options only libcurl implements (``LibcurlOptions``) on another engine: refused with
+    /// curl's exit code for a feature not built in, nothing sent, rather than silently dropped.
+    static func checkLibcurlOptions(_ libcurl: LibcurlOptions, engine: Network.Engine) throws(Failure) {
+        guard libcurl != LibcurlOptions(), engine.resolved != .curl else { return }
+        let given = [(!libcurl.resolve.isEmpty, "--resolve"), (!libcurl.connectTo.isEmpty, "--connect-to"),
+                     (libcurl.noProxy != nil, "--noproxy"), (libcurl.proxyTunnel, "--proxytunnel"),
+                     (libcurl.proxyCredentials != nil, "--proxy-user"), (libcurl.requestsTransferEncoding, "--tr-encoding"),
+                     (libcurl.netrcFile != nil, "--netrc-file"), (libcurl.netrc == .optional, "--netrc-optional"),
+                     (libcurl.netrc == .required, "--netrc")]
+        let option = given.first(where: \.0)?.1 ?? "a libcurl option"
+        throw Failure(.notBuiltIn, "\(option) is done by libcurl, and the URLSession engine cannot pass it on: use the curl engine (--engine curl)")
     }
 }

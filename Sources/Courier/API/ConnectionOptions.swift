@@ -38,6 +38,9 @@ public struct ConnectionOptions: Sendable, Hashable {
     /// timeout covers connecting. Both engines; see ``TransferOptions/connectTimeout`` for what
     /// each can see of a connection.
     public var connectTimeout: TimeInterval?
+    /// libcurl features passed through as they are (`--resolve`, `--connect-to`, `--noproxy`,
+    /// `-p`, `-U`, `--tr-encoding`, `.netrc`): see ``LibcurlOptions``. Default: none of them.
+    public var libcurl = LibcurlOptions()
 
     /// HTTP/2 where the server offers it, TCP, no limits: unless given otherwise.
     ///
@@ -90,7 +93,7 @@ public struct ConnectionOptions: Sendable, Hashable {
 
     /// What every request of a URLSession network given non-default options fails with.
     static let unsupportedByURLSession = NetworkError.invalidRequest(
-        "ConnectionOptions (an HTTP version other than .http2, a Unix socket, a rate limit) need the curl engine: "
+        "ConnectionOptions (an HTTP version other than .http2, a Unix socket, a rate limit, LibcurlOptions) need the curl engine: "
             + "the URLSession engine cannot apply them")
 }
 

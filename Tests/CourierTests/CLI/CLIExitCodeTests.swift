@@ -17,6 +17,39 @@ final class CLIExitCodeTests: CLITestCase {
         XCTAssertTrue(result.stderrText.contains("connection refused"), result.stderrText)
     }
 
+    /// A server that answers every request with `reply`, bytes as given, then closes.
+    private func rawServer(_ reply: String) throws -> TestServer {
+        let server = try makeServer()
+        server.route("/raw") { _, writer in
+            writer.write(Data(reply.utf8))
+            writer.closeConnection()
+        }
+        return server
+    }
+
+    func testAnUnknownHTTPVersionExits1AndAnOverflowingLengthPastMaxFilesize63AsCurl() throws {
+        let version = try rawServer("HTTP/1.2 200 OK\r\nContent-Length: 2\r\n\r\nhi")
+        let url = version.url("/raw").absoluteString
+        let result = try courier("-s", url)
+        XCTAssertEqual(result.status, 1, "curl's unsupported protocol: \(result.stderrText)")
+        if let curl = try RealCurl.run(["-s", url]) { XCTAssertEqual(curl.status, 1) }
+        let negative = try rawServer("HTTP/1.1 -12 OK\r\nContent-Length: 2\r\n\r\nhi")
+        XCTAssertEqual(try courier("-s", negative.url("/raw").absoluteString).status, 1, "a status code libcurl does not take")
+        if let curl = try RealCurl.run(["-s", negative.url("/raw").absoluteString]) { XCTAssertEqual(curl.status, 1) }
+        // A gzip body whose header is broken, with --compressed: curl's bad content encoding, 61.
+        let broken = try rawServer("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 9\r\n\r\nnot gzip!")
+        let brokenArguments = ["-s", "--compressed", broken.url("/raw").absoluteString]
+        XCTAssertEqual(try start(brokenArguments).finish().status, 61)
+        if let curl = try RealCurl.run(brokenArguments) { XCTAssertEqual(curl.status, 61) }
+
+        let huge = try rawServer("HTTP/1.1 200 OK\r\nContent-Length: 36893488147419103232\r\nConnection: close\r\n\r\n-foo-\n")
+        let hugeURL = huge.url("/raw").absoluteString
+        let limited = try courier("-s", "--max-filesize", "2000000", hugeURL)
+        XCTAssertEqual(limited.status, 63, limited.stderrText)
+        XCTAssertEqual(limited.stdout, Data())
+        if let curl = try RealCurl.run(["-s", "--max-filesize", "2000000", hugeURL]) { XCTAssertEqual(curl.status, 63) }
+    }
+
     func testTimeoutExits28() throws {
         let server = try makeServer()
         // The server answers only when the test ends, so only --timeout can end the command.

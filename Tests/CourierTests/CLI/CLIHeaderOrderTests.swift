@@ -23,6 +23,41 @@ final class CLIHeaderOrderTests: CLITestCase {
         }
     }
 
+    func testThroughAnHTTPProxyProxyConnectionComesAfterTheReferer() throws {
+        let proxy = try makeProxy()
+        let expected = ["Host", "User-Agent", "Accept", "Referer", "Proxy-Connection", "Cookie", "X-Extra"]
+        let arguments = ["-s", "-x", "127.0.0.1:\(proxy.port)", "-e", "http://referer/", "-b", "a=1", "-H", "X-Extra: 1",
+                         "http://\(ProxyTests.originHost)/hello"]
+        for client in ["courier", "curl"] {
+            let result = client == "courier" ? try start(["--engine", "curl"] + arguments).finish() : try RealCurl.run(arguments)
+            guard let result else { continue }
+            XCTAssertEqual(result.status, 0, "\(client): \(result.stderrText)")
+            let request = try lastRequest(to: "/hello", on: proxy)
+            XCTAssertEqual(request.headers.map(\.name), expected, client)
+            XCTAssertEqual(request.headerValues("Proxy-Connection"), ["Keep-Alive"], "once, \(client)")
+        }
+    }
+
+    func testAnUploadAsksForContinueLastAsCurlDoes() throws {
+        let server = try makeServer().withStandardRoutes()
+        let file = try makeFile(named: "up.txt", content: Data("hello\n".utf8))
+        let url = server.url("/echo").absoluteString
+        let expected = ["Host", "User-Agent", "Accept", "X-Extra", "Content-Length", "Expect"]
+        for client in ["courier", "curl"] {
+            let arguments = ["-s", "-o", "/dev/null", "-T", file.path, "-H", "X-Extra: 1", url]
+            let result = client == "courier" ? try start(["--engine", "curl"] + arguments).finish() : try RealCurl.run(arguments)
+            guard let result else { continue }
+            XCTAssertEqual(result.status, 0, "\(client): \(result.stderrText)")
+            let request = try lastRequest(to: "/echo", on: server)
+            XCTAssertEqual(request.headers.map(\.name), expected, client)
+            XCTAssertEqual(request.header("Expect"), "100-continue", client)
+            XCTAssertEqual(request.body, Data("hello\n".utf8), client)
+        }
+        // -H 'Expect:' sends none, as in curl.
+        XCTAssertEqual(try courier("--engine", "curl", "-s", "-T", file.path, "-H", "Expect:", url).status, 0)
+        XCTAssertNil(try lastRequest(to: "/echo", on: server).header("Expect"))
+    }
+
     func testARangeGoesBeforeTheUserAgentAndTheDefaultUserAgentBeforeAccept() throws {
         let server = try makeServer().withStandardRoutes()
         let result = try start(["--engine", "curl", "-s", "-o", "/dev/null", "-r", "0-1", server.url("/hello").absoluteString]).finish()
@@ -30,14 +65,11 @@ final class CLIHeaderOrderTests: CLITestCase {
         XCTAssertEqual(try lastRequest(to: "/hello", on: server).headers.map(\.name), ["Host", "Range", "User-Agent", "Accept"])
     }
 
-    func testThroughAProxyProxyConnectionIsLibcurlsOwnOnceFromTheOptionOrTheEnvironment() throws {
+    /// The environment's proxy (which a `no_proxy` list may bypass) keeps libcurl's own line,
+    /// once, where libcurl writes it; the `-x` one is in curl's place (the test above).
+    func testThroughTheEnvironmentsProxyProxyConnectionIsLibcurlsOwnOnce() throws {
         let proxy = try makeProxy()
         let origin = "http://\(ProxyTests.originHost)/hello"
-        let viaOption = try start(["--engine", "curl", "-s", "-x", "127.0.0.1:\(proxy.port)", "-e", "http://referer/", "-b", "a=1",
-                                   origin]).finish()
-        XCTAssertEqual(viaOption.status, 0, viaOption.stderrText)
-        XCTAssertEqual(try lastRequest(to: "/hello", on: proxy).headers.map(\.name),
-                       ["Host", "Proxy-Connection", "User-Agent", "Accept", "Referer", "Cookie"])
         let viaEnvironment = try start(["--engine", "curl", "-s", "-H", "X-Extra: 1", origin],
                                        environment: ["http_proxy": "http://u:p@127.0.0.1:\(proxy.port)"]).finish()
         XCTAssertEqual(viaEnvironment.status, 0, viaEnvironment.stderrText)

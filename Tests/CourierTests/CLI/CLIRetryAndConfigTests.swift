@@ -96,8 +96,23 @@ final class CLIRetryAndConfigTests: CLITestCase {
         let server = try makeServer().withStandardRoutes()
         XCTAssertEqual(try courier("-s", server.url("/echo").absoluteString).status, 0)
         var request = try lastRequest(to: "/echo", on: server)
-        XCTAssertEqual(request.header("User-Agent"), "courier/\(CourierVersion.current)", "as curl sends curl/VERSION")
+        // curl's own: curl/ and the version of the libcurl in use, which servers look for.
+        let curlAgent = try XCTUnwrap(Network.Engine.curlFeatures.map { "curl/\($0.version)" })
+        XCTAssertEqual(request.header("User-Agent"), curlAgent, "curl's User-Agent, on both engines")
+        if let curl = try RealCurl.run(["-s", server.url("/echo").absoluteString]) {
+            XCTAssertEqual(curl.status, 0)
+            let curlLibrary = try XCTUnwrap(Network.Engine.curlVersion?.split(separator: " ").first)
+            // The real curl (the last request now) sends the same words, when it runs on the same libcurl.
+            if curlLibrary == "libcurl/\(Network.Engine.curlFeatures!.version)" {
+                XCTAssertEqual(try lastRequest(to: "/echo", on: server).header("User-Agent"), curlAgent)
+            }
+        }
+        XCTAssertEqual(try courier("-s", "-H", "User-Agent:", server.url("/echo").absoluteString).status, 0)
+        let removed = try lastRequest(to: "/echo", on: server).header("User-Agent")
         let engine = Network.Engine.automatic.resolved
+        if engine == .curl { XCTAssertNil(removed, "-H 'User-Agent:' sends none, as curl") }
+        XCTAssertEqual(try courier("-s", "-A", "a", "-H", "User-Agent: b", server.url("/echo").absoluteString).status, 0)
+        XCTAssertEqual(try lastRequest(to: "/echo", on: server).header("User-Agent"), "b", "-H wins over -A, as in curl")
         if engine == .curl {
             XCTAssertNil(request.header("Accept-Encoding"), "nothing offered without --compressed")
         }
@@ -106,7 +121,7 @@ final class CLIRetryAndConfigTests: CLITestCase {
         if engine == .curl {
             XCTAssertNil(request.header("User-Agent"), "-A '' sends none, as curl")
         } else {
-            XCTAssertNotEqual(request.header("User-Agent"), "courier/\(CourierVersion.current)", "URLSession adds its own")
+            XCTAssertNotEqual(request.header("User-Agent"), curlAgent, "URLSession adds its own")
         }
         XCTAssertEqual(try courier("-s", "--compressed", server.url("/echo").absoluteString).status, 0)
         XCTAssertTrue(try lastRequest(to: "/echo", on: server).header("Accept-Encoding")?.contains("gzip") == true)

@@ -67,6 +67,12 @@ final class ConnectionOptionsTests: XCTestCase {
         let server = try nginx()
         let options = [ConnectionOptions(unixSocketPath: server.socketPath), ConnectionOptions(httpVersion: .http1_1),
                        ConnectionOptions(httpVersion: .http2PriorKnowledge), ConnectionOptions(rateLimit: RateLimit(bytesPerSecond: 1000))]
+            + [LibcurlOptions(resolve: ["example.com:80:127.0.0.1"]), LibcurlOptions(noProxy: "*"), LibcurlOptions(netrc: .optional)]
+            .map { libcurl in
+                var connection = ConnectionOptions()
+                connection.libcurl = libcurl
+                return connection
+            }
         for (index, connection) in options.enumerated() {
             let network = Network(configuration: .ephemeral, callbackQueue: DispatchQueue(label: "test"), engine: .urlSession,
                                   connection: connection)

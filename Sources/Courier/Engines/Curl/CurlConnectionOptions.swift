@@ -2,7 +2,8 @@ import CCurl
 import Foundation
 
 /// Sets an easy handle up for the network's ``ConnectionOptions`` and the request's own rate
-/// limit: the HTTP version, waiting to multiplex, a Unix domain socket, the rate limits.
+/// limit: the HTTP version, waiting to multiplex, a Unix domain socket, the rate limits, and the
+/// libcurl options passed through as they are (``CurlPassThrough``).
 ///
 /// Every option here predates libcurl 7.68.0, the engine's floor (the Engines article lists each
 /// with its version); the HTTP/2 values of `CURLOPT_HTTP_VERSION` also need a libcurl built with
@@ -33,6 +34,7 @@ enum CurlConnectionOptions {
             if let size = receiveBufferSize(for: receive) { options.set(Int32(CCURLOPT_BUFFERSIZE), size) }
         }
         if let send = limit.sendBytesPerSecond { options.set(Int32(CCURLOPT_MAX_SEND_SPEED_LARGE), offset: send) }
+        CurlPassThrough.apply(settings.connection.libcurl, lists: settings.hostLists, to: &options)
         try options.check()
     }
 

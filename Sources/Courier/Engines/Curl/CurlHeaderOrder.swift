@@ -5,7 +5,7 @@ import Foundation
 /// libcurl writes `Host` first, then the lines it makes from its own options (`Authorization`
 /// from `CURLOPT_USERPWD`, `Range`, `User-Agent`, `Accept`, `Accept-Encoding`, `Referer`,
 /// `Proxy-Connection` when an http URL goes through a proxy, `Cookie`, the time condition), then the custom list (`CURLOPT_HTTPHEADER`) in its order, and
-/// last, for a body, `Content-Length` and `Content-Type`. Courier hands every header over in
+/// last, for a body, `Content-Length`, `Content-Type` and `Expect`. Courier hands every header over in
 /// the custom list — a request's fields are a dictionary, without an order — so libcurl's own
 /// `Accept` used to come before all of them and the rest in whatever order the dictionary gave.
 /// Ordering the list as curl's options would place those lines (and writing `Accept: */*`
@@ -16,17 +16,16 @@ enum CurlHeaderOrder {
     /// them, and the body's `Content-Length` and `Content-Type` last.
     private static let leading = [
         "proxy-authorization", "authorization", "range", "user-agent", "accept", "te", "accept-encoding", "referer",
-        "cookie", "if-modified-since", "if-unmodified-since",
+        "proxy-connection", "cookie", "if-modified-since", "if-unmodified-since",
     ]
-    private static let trailing = ["content-length", "content-type"]
+    private static let trailing = ["content-length", "content-type", "expect"]
 
     /// Orders `fields` as above. `bodyLength` is the size of the body sent (nil without one):
     /// its `Content-Length` goes into the list, before the `Content-Type`, where libcurl would
     /// otherwise add its own after every custom line.
     ///
-    /// Through an HTTP proxy, libcurl's own `Proxy-Connection: Keep-Alive` stays libcurl's, right
-    /// after `Host` (curl sends it after `Referer`): libcurl 7.88 leaves its line out when the
-    /// custom list has one, but 7.74 sends both (measured), so Courier does not write it.
+    /// Through an HTTP proxy, `Proxy-Connection: Keep-Alive` goes after `Referer`, as curl sends
+    /// it (``CurlProxyConnection`` writes it and removes libcurl's own line).
     static func arrange(_ fields: inout [(name: String, value: String)], bodyLength: Int64?) {
         if !fields.contains(where: { HTTPHeaders.namesMatch($0.name, "Accept") }) {
             fields.append(("Accept", "*/*"))

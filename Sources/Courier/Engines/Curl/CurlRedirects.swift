@@ -24,4 +24,20 @@ enum CurlRedirects {
         }
         return next
     }
+
+    /// Whether the body of a redirect being followed ends only when its connection closes
+    /// (`Connection: close`, HTTP/1.0 without keep-alive, or neither a length nor chunking):
+    /// libcurl then stops reading after the head and follows at once, as curl does. Waiting for
+    /// a server that keeps such a connection open would wait for ever.
+    static func bodyEndsWithConnection(_ head: ResponseHeadParser.Head, method: String?) -> Bool {
+        func value(_ name: String) -> String? {
+            head.fields.first { HTTPHeaders.namesMatch($0.name, name) }?.value.lowercased()
+        }
+        let connection = value("Connection") ?? ""
+        if connection.contains("close") { return true }
+        guard head.version.hasPrefix("HTTP/1") else { return false }
+        if head.version == "HTTP/1.0", !connection.contains("keep-alive") { return true }
+        let chunked = value("Transfer-Encoding")?.contains("chunked") ?? false
+        return value("Content-Length") == nil && !chunked && method != "HEAD"
+    }
 }

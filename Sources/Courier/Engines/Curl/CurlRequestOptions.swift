@@ -117,7 +117,14 @@ enum CurlRequestOptions {
         // An empty `Expect:` stops libcurl waiting up to a second for a `100 Continue` that many
         // servers never send. libcurl only adds one to a request with a body: without one, the
         // line would only be one more entry for libcurl to look through for each header it adds.
-        if bodyLength != nil { fields.append(("Expect", "")) }
+        // A request that names its own `Expect` (`100-continue`: curl's uploads) keeps it, and
+        // libcurl then waits for the `100` as curl does.
+        if bodyLength != nil, !fields.contains(where: { named($0.name, "Expect") }) { fields.append(("Expect", "")) }
+        // Through an HTTP proxy, libcurl's Proxy-Connection line in curl's place (CurlProxyConnection).
+        let toHTTPProxy = settings.proxies != nil && CurlProxyConnection.applies(to: request.url, settings: settings)
+        if toHTTPProxy, !fields.contains(where: { named($0.name, "Proxy-Connection") }) {
+            fields.append(("Proxy-Connection", "Keep-Alive"))
+        }
         CurlHeaderOrder.arrange(&fields, bodyLength: method == "HEAD" ? nil : bodyLength)
         if let old = headers { ccurl_slist_free_all(old) }
         headers = nil
@@ -148,6 +155,8 @@ enum CurlRequestOptions {
             let proxy = proxies.proxy(for: request.url)
             set(Int32(CCURLOPT_PROXY), proxy?.host ?? "")
             if let port = proxy?.port { set(Int32(CCURLOPT_PROXYPORT), port) }
+            // Set either way: a reused handle must not keep another request's list.
+            options.set(Int32(CCURLOPT_PROXYHEADER), pointer: toHTTPProxy ? UnsafeRawPointer(CurlProxyConnection.ownLineRemoved) : nil)
         }
         settings.tls.apply(to: &options)
         try options.check()

@@ -19,6 +19,8 @@ struct CurlSettings: Sendable {
     let connection: ConnectionOptions
     /// The loaded libcurl's version and features, which decide the options the engine sets.
     let features: CurlFeatures
+    /// The lists of ``ConnectionOptions/libcurl`` libcurl keeps a pointer to (`--resolve`, `--connect-to`).
+    let hostLists: CurlHostLists
 
     init(configuration: URLSessionConfiguration, tls: TLSOptions, connection: ConnectionOptions = ConnectionOptions(),
          features: CurlFeatures) {
@@ -31,5 +33,6 @@ struct CurlSettings: Sendable {
         self.tls = tls
         self.connection = connection
         self.features = features
+        hostLists = CurlHostLists(connection.libcurl)
     }
 }

@@ -37,6 +37,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     private var parser = ResponseHeadParser()
     /// Where the current response redirects to, when the transfer follows it: its body is skipped.
     private var redirect: URLRequest?
+    /// Set when the redirect's body was left unread (``CurlRedirects/bodyEndsWithConnection(_:method:)``).
+    private var abandonedRedirectBody = false
     private var uploadOffset = 0
     private var uploadFile: FileHandle?
     /// The reason the current response was refused (a malformed head), reported at the end.
@@ -161,6 +163,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         connectionID = nil
         parser = ResponseHeadParser()
         redirect = nil
+        abandonedRedirectBody = false
         protocolFailure = nil
         countsEncodedBytes = false
         errorBuffer[0] = 0
@@ -208,6 +211,12 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         case let .head(head):
             if transport.readsConnectionID, let easy { connectionID = CurlMetrics.connectionID(of: easy) }
             didReceive(head)
+            // A redirect followed whose body would end only with its connection: stop here
+            // (libcurl ends the transfer with a write error, which curlDone takes for the end).
+            if redirect != nil, CurlRedirects.bodyEndsWithConnection(head, method: request.httpMethod) {
+                abandonedRedirectBody = true
+                return false
+            }
             return true
         }
     }
@@ -292,7 +301,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// libcurl finished the transfer with `code`. Returns the request to follow when the response
     /// was a redirect the transfer agreed to; otherwise the task is over and reports it.
     func curlDone(code: Int32) -> URLRequest? {
-        if code == CCURLE_OK, let next = redirect {
+        if code == CCURLE_OK || (code == CCURLE_WRITE_ERROR && abandonedRedirectBody), let next = redirect {
             if let easy { metrics.addRedirectHop(of: easy) }
             return next
         }

@@ -1,0 +1,27 @@
+import Courier
+
+/// The options libcurl implements itself, which courier hands to it as they are
+/// (``LibcurlOptions``, the curl engine only), and `-z`, which courier turns into the header
+/// libcurl would send.
+extension OptionTable {
+    static let libcurlOptions: [OptionSpec] = [
+        // Repeatable: each adds an entry, as in curl.
+        .value("resolve") { options, value, _ in options.libcurl.resolve.append(value) },
+        .value("connect-to") { options, value, _ in options.libcurl.connectTo.append(value) },
+        // The last wins, as in curl.
+        .value("noproxy") { options, value, _ in options.libcurl.noProxy = value },
+        .flag("proxytunnel", "p") { $0.libcurl.proxyTunnel = true },
+        .value("proxy-user", "U") { options, value, _ in options.libcurl.proxyCredentials = value },
+        .flag("tr-encoding") { $0.libcurl.requestsTransferEncoding = true },
+        .flag("netrc", "n") { $0.libcurl.netrc = .required },
+        .flag("netrc-optional") { $0.libcurl.netrc = .optional },
+        .value("netrc-file") { options, value, _ in
+            options.libcurl.netrcFile = value
+            // curl: --netrc-file implies --netrc unless --netrc-optional says otherwise.
+            if options.libcurl.netrc == .ignored { options.libcurl.netrc = .required }
+        },
+        // Basic is what -u sends already: curl's --basic asks for it.
+        .flag("basic") { _ in },
+        .value("time-cond", "z") { options, value, _ in options.timeCondition = value },
+    ]
+}

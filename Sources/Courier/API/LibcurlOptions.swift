@@ -1,0 +1,74 @@
+import Foundation
+
+/// libcurl features the curl engine hands to libcurl as they are, named as curl's command line
+/// names them: host overrides (`--resolve`, `--connect-to`), proxy details (`--noproxy`, `-p`,
+/// `-U`), `--tr-encoding`, and `.netrc` credentials (``ConnectionOptions/libcurl``).
+///
+/// ```swift
+/// var connection = ConnectionOptions()
+/// // Reach the staging address under the production name, TLS name checks included:
+/// connection.libcurl.resolve = ["api.example.com:443:10.0.0.7"]
+/// connection.libcurl.netrc = .optional
+/// let network = Network(engine: .curl, connection: connection)
+/// ```
+///
+/// Only the curl engine has them: on URLSession, any value other than the default makes every
+/// request fail with ``NetworkError/invalidRequest(_:)`` before anything is sent, as the rest of
+/// ``ConnectionOptions`` does. libcurl reads each value itself, so its syntax is libcurl's; one
+/// libcurl refuses ends the request with ``NetworkError/curlOptionRefused(option:libcurlVersion:_:)``.
+public struct LibcurlOptions: Sendable, Hashable {
+    /// `CURLOPT_RESOLVE` (curl's `--resolve`): `HOST:PORT:ADDRESS[,ADDRESS…]` entries that
+    /// stand in for name resolution of that host and port. Default: none.
+    public var resolve: [String]
+    /// `CURLOPT_CONNECT_TO` (curl's `--connect-to`): `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT`
+    /// entries; a request for the first pair connects to the second (the URL, `Host` and TLS
+    /// name stay the first). Default: none.
+    public var connectTo: [String]
+    /// `CURLOPT_NOPROXY` (curl's `--noproxy`): a comma-separated list of hosts, domains or
+    /// addresses reached without the proxy; `*` for all. `nil` leaves the environment's
+    /// `no_proxy` in charge. Default: `nil`.
+    public var noProxy: String?
+    /// `CURLOPT_HTTPPROXYTUNNEL` (curl's `-p`): plain-http requests go through the proxy in a
+    /// `CONNECT` tunnel too, as https requests always do. Default: `false`.
+    public var proxyTunnel: Bool
+    /// `CURLOPT_PROXYUSERPWD` (curl's `-U`): `user:password` for the proxy, sent as Basic
+    /// `Proxy-Authorization`. Default: `nil`.
+    public var proxyCredentials: String?
+    /// `CURLOPT_TRANSFER_ENCODING` (curl's `--tr-encoding`): ask for a compressed transfer
+    /// encoding (`TE: gzip`) and undo it. Default: `false`.
+    public var requestsTransferEncoding: Bool
+    /// `CURLOPT_NETRC` (curl's `--netrc`, `--netrc-optional`): whether libcurl takes the login
+    /// for a host from a `.netrc` file. Default: ``Netrc/ignored``.
+    public var netrc: Netrc
+    /// `CURLOPT_NETRC_FILE` (curl's `--netrc-file`): the `.netrc` file to read instead of
+    /// `~/.netrc`. Default: `nil`.
+    public var netrcFile: String?
+
+    /// How a `.netrc` file is used (libcurl's `CURL_NETRC_…` values).
+    public enum Netrc: Int, Sendable, Hashable, CaseIterable {
+        /// Not read (`CURL_NETRC_IGNORED`).
+        case ignored = 0
+        /// Read; credentials in the URL win (`CURL_NETRC_OPTIONAL`, curl's `--netrc-optional`).
+        case optional = 1
+        /// Read; credentials in the URL are ignored (`CURL_NETRC_REQUIRED`, curl's `--netrc`).
+        case required = 2
+    }
+
+    /// Nothing passed through: libcurl's defaults.
+    ///
+    /// ```swift
+    /// let options = LibcurlOptions(resolve: ["example.com:80:127.0.0.1"])
+    /// ```
+    public init(resolve: [String] = [], connectTo: [String] = [], noProxy: String? = nil, proxyTunnel: Bool = false,
+                proxyCredentials: String? = nil, requestsTransferEncoding: Bool = false, netrc: Netrc = .ignored,
+                netrcFile: String? = nil) {
+        self.resolve = resolve
+        self.connectTo = connectTo
+        self.noProxy = noProxy
+        self.proxyTunnel = proxyTunnel
+        self.proxyCredentials = proxyCredentials
+        self.requestsTransferEncoding = requestsTransferEncoding
+        self.netrc = netrc
+        self.netrcFile = netrcFile
+    }
+}

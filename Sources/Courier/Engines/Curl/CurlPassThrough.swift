@@ -1,0 +1,39 @@
+import CCurl
+
+/// Sets an easy handle up for ``LibcurlOptions``: each value goes to its `CURLOPT_…` as it is.
+enum CurlPassThrough {
+    static func apply(_ libcurl: LibcurlOptions, lists: CurlHostLists, to options: inout CurlOptionSetter) {
+        // Nothing set for the defaults: a transfer without any of it costs no calls.
+        guard libcurl != LibcurlOptions() else { return }
+        if let list = lists.resolve { options.set(Int32(CCURLOPT_RESOLVE), pointer: UnsafeRawPointer(list)) }
+        if let list = lists.connectTo { options.set(Int32(CCURLOPT_CONNECT_TO), pointer: UnsafeRawPointer(list)) }
+        if let noProxy = libcurl.noProxy { options.set(Int32(CCURLOPT_NOPROXY), noProxy) }
+        if libcurl.proxyTunnel { options.set(Int32(CCURLOPT_HTTPPROXYTUNNEL), 1) }
+        if let credentials = libcurl.proxyCredentials { options.set(Int32(CCURLOPT_PROXYUSERPWD), credentials) }
+        if libcurl.requestsTransferEncoding { options.set(Int32(CCURLOPT_TRANSFER_ENCODING), 1) }
+        if libcurl.netrc != .ignored { options.set(Int32(CCURLOPT_NETRC), libcurl.netrc.rawValue) }
+        if let file = libcurl.netrcFile { options.set(Int32(CCURLOPT_NETRC_FILE), file) }
+    }
+}
+
+/// The libcurl lists `CURLOPT_RESOLVE` and `CURLOPT_CONNECT_TO` take, made once per network.
+/// libcurl keeps the pointer (it does not copy these lists) and reads them when a transfer
+/// starts, so they live as long as the transport's settings, which outlive its handles.
+final class CurlHostLists: @unchecked Sendable {   // immutable after init; freed only in deinit
+    let resolve: OpaquePointer?
+    let connectTo: OpaquePointer?
+
+    init(_ libcurl: LibcurlOptions) {
+        resolve = Self.list(libcurl.resolve)
+        connectTo = Self.list(libcurl.connectTo)
+    }
+
+    deinit {
+        if let resolve { ccurl_slist_free_all(resolve) }
+        if let connectTo { ccurl_slist_free_all(connectTo) }
+    }
+
+    private static func list(_ entries: [String]) -> OpaquePointer? {
+        entries.reduce(nil) { list, entry in ccurl_slist_append(list, entry) }
+    }
+}

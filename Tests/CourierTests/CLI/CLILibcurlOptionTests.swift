@@ -1,0 +1,126 @@
+import Courier
+import Foundation
+import XCTest
+
+/// The options libcurl implements, which courier hands to it on the curl engine (`--resolve`,
+/// `--connect-to`, `--noproxy`, `-p`, `-U`, `--tr-encoding`, `--netrc…`) and refuses on the
+/// URLSession engine with curl's exit code 4; and `-z`, which courier turns into the header
+/// libcurl sends. Where the `curl` command is installed, the same line must send the same.
+final class CLILibcurlOptionTests: CLITestCase {
+    private var usesCurl: Bool { Network.Engine.automatic.resolved == .curl }
+
+    /// Runs the line with courier (and with curl, when installed and `withCurl`), and returns
+    /// the `/echo` request each sent (curl's second).
+    private func echoed(_ arguments: [String], on server: TestServer, withCurl: Bool = true,
+                        file: StaticString = #filePath, line: UInt = #line) throws -> [ServerRequest] {
+        let result = try start(["-s"] + arguments).finish()
+        XCTAssertEqual(result.status, 0, result.stderrText, file: file, line: line)
+        var requests = [try lastRequest(to: "/echo", on: server, file: file, line: line)]
+        if withCurl, let curl = try RealCurl.run(["-s", "-o", "/dev/null"] + arguments) {
+            XCTAssertEqual(curl.status, 0, "curl: \(curl.stderrText)", file: file, line: line)
+            requests.append(try lastRequest(to: "/echo", on: server, file: file, line: line))
+        }
+        return requests
+    }
+
+    /// On URLSession: exit 4 (curl's "not built in"), a sentence naming the option, nothing sent.
+    private func assertRefused(_ arguments: [String], naming option: String, on server: TestServer,
+                               file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try start(arguments).finish()
+        XCTAssertEqual(result.status, 4, result.stderrText, file: file, line: line)
+        XCTAssertTrue(result.stderrText.contains(option) && result.stderrText.contains("curl engine"), result.stderrText,
+                      file: file, line: line)
+        XCTAssertEqual(server.requestCount, 0, "nothing sent", file: file, line: line)
+    }
+
+    func testResolveAndConnectToReachTheServerUnderAnotherName() throws {
+        let server = try makeServer().withStandardRoutes()
+        let name = "courier-resolve.invalid"
+        let resolve = ["--resolve", "\(name):\(server.port):127.0.0.1", "http://\(name):\(server.port)/echo"]
+        let connectTo = ["--connect-to", "\(name):80:127.0.0.1:\(server.port)", "http://\(name)/echo"]
+        guard usesCurl else {
+            try assertRefused(resolve, naming: "--resolve", on: server)
+            try assertRefused(connectTo, naming: "--connect-to", on: server)
+            return
+        }
+        for request in try echoed(resolve, on: server) {
+            XCTAssertEqual(request.header("Host"), "\(name):\(server.port)")
+        }
+        for request in try echoed(connectTo, on: server) {
+            XCTAssertEqual(request.header("Host"), name)
+        }
+        // An entry libcurl cannot read: curl's CURLE_SETOPT_OPTION_SYNTAX, 49, nothing sent.
+        let bad = ["-s", "--connect-to", "::example.com:example.com", "http://\(name):\(server.port)/echo"]
+        XCTAssertEqual(try start(bad).finish().status, 49)
+        if let curl = try RealCurl.run(bad) { XCTAssertEqual(curl.status, 49) }
+    }
+
+    func testProxyUserNoproxyAndProxytunnel() throws {
+        let server = try makeServer().withStandardRoutes()
+        let proxy = try makeProxy()
+        let origin = "http://\(ProxyTests.originHost)/hello"
+        let user = ["-x", "127.0.0.1:\(proxy.port)", "-U", "agent:secret", origin]
+        guard usesCurl else {
+            try assertRefused(user, naming: "--proxy-user", on: proxy)
+            try assertRefused(["--noproxy", "*", server.url("/echo").absoluteString], naming: "--noproxy", on: server)
+            return
+        }
+        let proxied = try start(user).finish()
+        XCTAssertEqual(proxied.stdoutText, "proxied for \(ProxyTests.originHost)", proxied.stderrText)
+        XCTAssertEqual(try lastRequest(to: "/hello", on: proxy).header("Proxy-Authorization"), "Basic YWdlbnQ6c2VjcmV0")
+
+        // --noproxy names the origin: straight to it, which resolves nowhere (exit 6, as curl).
+        let direct = try start(["-x", "127.0.0.1:\(proxy.port)", "--noproxy", ".invalid", origin]).finish()
+        XCTAssertEqual(direct.status, 6, direct.stderrText)
+        XCTAssertEqual(proxy.requestCount, 1)
+
+        // -p: even plain http goes through a CONNECT tunnel.
+        let tunnel = try makeConnectProxy()
+        let tunnelled = try courier("-p", "-x", "127.0.0.1:\(tunnel.port)", server.url("/echo").absoluteString)
+        XCTAssertEqual(tunnelled.status, 0, tunnelled.stderrText)
+        XCTAssertEqual(tunnel.connectRequests, ["CONNECT 127.0.0.1:\(server.port) HTTP/1.1"])
+    }
+
+    func testTrEncodingAndNetrc() throws {
+        let server = try makeServer().withStandardRoutes()
+        let url = server.url("/echo").absoluteString
+        let netrc = try makeFile(named: "netrc", content: Data("machine 127.0.0.1 login robot password hunter2\n".utf8))
+        guard usesCurl else {
+            try assertRefused(["--tr-encoding", url], naming: "--tr-encoding", on: server)
+            try assertRefused(["--netrc-file", netrc.path, url], naming: "--netrc-file", on: server)
+            return
+        }
+        for request in try echoed(["--tr-encoding", url], on: server) {
+            XCTAssertEqual(request.header("TE"), "gzip")
+        }
+        for request in try echoed(["--netrc-file", netrc.path, url], on: server) {
+            XCTAssertEqual(request.header("Authorization"), "Basic cm9ib3Q6aHVudGVyMg==")
+        }
+        // --netrc-optional with no entry for the host: no credentials, no failure.
+        let other = try makeFile(named: "netrc", content: Data("machine elsewhere.invalid login a password b\n".utf8))
+        for request in try echoed(["--netrc-optional", "--netrc-file", other.path, url], on: server) {
+            XCTAssertNil(request.header("Authorization"))
+        }
+    }
+
+    func testTimeConditionSendsCurlsHeader() throws {
+        let server = try makeServer().withStandardRoutes()
+        let url = server.url("/echo").absoluteString
+        for request in try echoed(["-z", "dec 12 12:00:00 1999 GMT", url], on: server) {
+            XCTAssertEqual(request.header("If-Modified-Since"), "Sun, 12 Dec 1999 12:00:00 GMT")
+        }
+        for request in try echoed(["--time-cond", "-Sun, 06 Nov 1994 08:49:37 GMT", url], on: server) {
+            XCTAssertEqual(request.header("If-Unmodified-Since"), "Sun, 06 Nov 1994 08:49:37 GMT")
+            XCTAssertNil(request.header("If-Modified-Since"))
+        }
+        let file = try makeFile(named: "stamp", content: Data())
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000_000)], ofItemAtPath: file.path)
+        for request in try echoed(["-z", file.path, url], on: server) {
+            XCTAssertEqual(request.header("If-Modified-Since"), "Sun, 09 Sep 2001 01:46:40 GMT", "the file's time")
+        }
+        // Neither a date nor a file: no condition (curl warns, and sends the request).
+        for request in try echoed(["-z", "not a date", url], on: server) {
+            XCTAssertNil(request.header("If-Modified-Since"))
+        }
+    }
+}
