@@ -51,6 +51,22 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         }
     }
 
+    /// The first value of the fields named `name` (case-insensitive), and whether another field
+    /// has that name too: no array made, for checks that run on every response.
+    func firstValue(of name: String) -> (value: String?, repeated: Bool) {
+        switch storage {
+        case let .pairs(fields):
+            var first: String?
+            for field in fields where Self.namesMatch(field.name, name) {
+                if first != nil { return (first, true) }
+                first = field.value
+            }
+            return (first, false)
+        case let .raw(raw):
+            return raw.firstValue(named: name, noticingRepeats: true)
+        }
+    }
+
     /// Every value of the fields named `name` (case-insensitive), in order.
     public func values(for name: String) -> [String] {
         switch storage {

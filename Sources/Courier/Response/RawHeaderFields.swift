@@ -44,9 +44,19 @@ final class RawHeaderFields: Sendable {
 
     /// The value of the first field named `name` (ASCII case ignored), or `nil`.
     func firstValue(named name: String) -> String? {
+        firstValue(named: name, noticingRepeats: false).value
+    }
+
+    /// The first value of the fields named `name`, and, where asked, whether there is another.
+    func firstValue(named name: String, noticingRepeats: Bool) -> (value: String?, repeated: Bool) {
         var found: String?
-        forEachValue(named: name) { found = $0; return false }
-        return found
+        var repeated = false
+        forEachValue(named: name) { value in
+            if found != nil { repeated = true; return false }
+            found = value
+            return noticingRepeats
+        }
+        return (found, repeated)
     }
 
     /// Calls `body` with the value of each field named `name`, in order, while it returns `true`.

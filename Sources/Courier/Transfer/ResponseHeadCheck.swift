@@ -15,10 +15,10 @@ enum ResponseHeadCheck {
     /// What is wrong with the head, for ``NetworkError/invalidResponse(_:)``, or `nil`.
     static func problem(in response: HTTPResponse) -> String? {
         // URLSession joins repeated fields into one value; the curl engine keeps them apart.
-        // The usual case, one plain value, without building anything more (this runs for every
-        // response; a lookup makes no string but the values it finds).
+        // The usual case, one plain value, without building anything (this runs for every response).
+        let (first, repeated) = response.headers.firstValue(of: "Content-Length")
+        guard repeated || first?.utf8.contains(UInt8(ascii: ",")) == true else { return nil }
         let lengths = response.headers.values(for: "Content-Length")
-        guard lengths.count > 1 || lengths.first?.utf8.contains(UInt8(ascii: ",")) == true else { return nil }
         let length = lengths.joined(separator: ",")
         let values = length.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         // Compared as numbers where they are numbers: "5" and "05" are the same length.
