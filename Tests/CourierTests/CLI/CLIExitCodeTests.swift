@@ -28,14 +28,17 @@ final class CLIExitCodeTests: CLITestCase {
     }
 
     func testAnUnknownHTTPVersionExits1AndAnOverflowingLengthPastMaxFilesize63AsCurl() throws {
-        let version = try rawServer("HTTP/1.2 200 OK\r\nContent-Length: 2\r\n\r\nhi")
-        let url = version.url("/raw").absoluteString
-        let result = try courier("-s", url)
-        XCTAssertEqual(result.status, 1, "curl's unsupported protocol: \(result.stderrText)")
-        if let curl = try RealCurl.run(["-s", url]) { XCTAssertEqual(curl.status, 1) }
-        let negative = try rawServer("HTTP/1.1 -12 OK\r\nContent-Length: 2\r\n\r\nhi")
-        XCTAssertEqual(try courier("-s", negative.url("/raw").absoluteString).status, 1, "a status code libcurl does not take")
-        if let curl = try RealCurl.run(["-s", negative.url("/raw").absoluteString]) { XCTAssertEqual(curl.status, 1) }
+        // How a status line is read is libcurl's: these two hold on the libcurl curl 7.88.1 runs on.
+        if RealCurl.courierRunsOnTheMeasuredLibcurl {
+            let version = try rawServer("HTTP/1.2 200 OK\r\nContent-Length: 2\r\n\r\nhi")
+            let url = version.url("/raw").absoluteString
+            let result = try courier("-s", url)
+            XCTAssertEqual(result.status, 1, "curl's unsupported protocol: \(result.stderrText)")
+            if let curl = try RealCurl.run(["-s", url]) { XCTAssertEqual(curl.status, 1) }
+            let negative = try rawServer("HTTP/1.1 -12 OK\r\nContent-Length: 2\r\n\r\nhi")
+            XCTAssertEqual(try courier("-s", negative.url("/raw").absoluteString).status, 1, "a status code libcurl does not take")
+            if let curl = try RealCurl.run(["-s", negative.url("/raw").absoluteString]) { XCTAssertEqual(curl.status, 1) }
+        }
         // A gzip body whose header is broken, with --compressed: curl's bad content encoding, 61.
         let broken = try rawServer("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 9\r\n\r\nnot gzip!")
         let brokenArguments = ["-s", "--compressed", broken.url("/raw").absoluteString]

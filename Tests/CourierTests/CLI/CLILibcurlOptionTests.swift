@@ -49,10 +49,12 @@ final class CLILibcurlOptionTests: CLITestCase {
         for request in try echoed(connectTo, on: server) {
             XCTAssertEqual(request.header("Host"), name)
         }
-        // An entry libcurl cannot read: curl's CURLE_SETOPT_OPTION_SYNTAX, 49, nothing sent.
+        // An entry libcurl cannot read: curl's CURLE_SETOPT_OPTION_SYNTAX, 49 (libcurl 7.78.0 and
+        // later; older ones say they cannot resolve the host, 6), nothing sent.
         let bad = ["-s", "--connect-to", "::example.com:example.com", "http://\(name):\(server.port)/echo"]
-        XCTAssertEqual(try start(bad).finish().status, 49)
-        if let curl = try RealCurl.run(bad) { XCTAssertEqual(curl.status, 49) }
+        let syntaxCode: Int32 = (Network.Engine.curlFeatures?.versionNumber ?? 0) >= 0x074E00 ? 49 : 6
+        XCTAssertEqual(try start(bad).finish().status, syntaxCode)
+        if RealCurl.courierRunsOnTheMeasuredLibcurl, let curl = try RealCurl.run(bad) { XCTAssertEqual(curl.status, 49) }
     }
 
     func testProxyUserNoproxyAndProxytunnel() throws {
