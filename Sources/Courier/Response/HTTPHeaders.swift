@@ -35,14 +35,6 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         storage = .raw(raw)
     }
 
-    /// How many fields there are.
-    var count: Int {
-        switch storage {
-        case let .pairs(fields): return fields.count
-        case let .raw(raw): return raw.count
-        }
-    }
-
     /// The value of the first field named `name` (case-insensitive), or `nil`.
     public subscript(name: String) -> String? {
         switch storage {

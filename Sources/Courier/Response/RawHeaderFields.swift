@@ -23,8 +23,6 @@ final class RawHeaderFields: Sendable {
         self.spans = spans
     }
 
-    var count: Int { spans.count }
-
     /// The pairs, made now.
     var fields: [(name: String, value: String)] {
         bytes.withUnsafeBufferPointer { buffer in
