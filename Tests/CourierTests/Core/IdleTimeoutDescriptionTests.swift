@@ -6,14 +6,7 @@ import XCTest
 /// An idle timeout says where, which limit and its value, on both engines.
 final class IdleTimeoutDescriptionTests: XCTestCase {
     func testAStalledTransferNamesItsURLAndTheIdleLimit() throws {
-        let server = try makeServer()
-        let release = Gate()
-        addTeardownBlock { release.open() }
-        server.route("/stall") { _, writer in
-            writer.writeHead(status: 200, headers: [("Content-Length", "100000")])
-            writer.write(Data(repeating: 0x61, count: 1_000))
-            release.wait(timeout: 60)
-        }
+        let server = try stallingServer()
         let network = makeNetwork()
         network.interceptors = [OneSecondIdleLimit()]
         let url = server.url("/stall?token=secret")

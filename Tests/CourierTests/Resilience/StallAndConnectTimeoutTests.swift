@@ -13,19 +13,6 @@ import XCTest
 final class StallAndConnectTimeoutTests: XCTestCase {
     private var onURLSession: Bool { ProcessInfo.processInfo.environment["COURIER_ENGINE"] == "urlsession" }
 
-    /// A route that sends a head and 1,000 of 100,000 promised bytes, then nothing until the test ends.
-    private func stallingServer() throws -> TestServer {
-        let server = try makeServer()
-        let release = Gate()
-        addTeardownBlock { release.open() }
-        server.route("/stall") { _, writer in
-            writer.writeHead(status: 200, headers: [("Content-Length", "100000")])
-            writer.write(Data(repeating: 0x61, count: 1_000))
-            release.wait(timeout: 60)
-        }
-        return server
-    }
-
     func testAStallMidBodyEndsAtTheRequestsIdleTimeoutThoughTheRequestHasNoDeadline() throws {
         let server = try stallingServer()
         var request = Request<Data>(url: server.url("/stall"), timeout: .infinity)

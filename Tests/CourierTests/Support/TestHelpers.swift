@@ -220,6 +220,20 @@ extension XCTestCase {
     /// Registers a route that holds every request until the returned gate opens, then answers
     /// `200 text`. The gate opens at teardown at the latest (before the server stops: teardown
     /// blocks run last-in, first-out). `arrived` runs as each request comes in.
+    /// A server whose `/stall` sends a head and 1,000 of 100,000 promised bytes, then nothing
+    /// until the test ends.
+    func stallingServer() throws -> TestServer {
+        let server = try makeServer()
+        let release = Gate()
+        addTeardownBlock { release.open() }
+        server.route("/stall") { _, writer in
+            writer.writeHead(status: 200, headers: [("Content-Length", "100000")])
+            writer.write(Data(repeating: 0x61, count: 1_000))
+            release.wait(timeout: 60)
+        }
+        return server
+    }
+
     @discardableResult
     func holdRequests(at path: String, on server: TestServer, text: String = "late",
                       arrived: (@Sendable () -> Void)? = nil) -> Gate {
