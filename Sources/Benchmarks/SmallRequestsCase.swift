@@ -56,6 +56,9 @@ enum SmallRequestsCase {
         } else if let style = CourierDriver.Style(rawValue: client) {
             let configuration = wire?.configuration ?? .ephemeral  // a new object: `.ephemeral` makes one each time
             if let perHost { configuration.httpMaximumConnectionsPerHost = perHost }
+            // Like with like: URLSession on Linux stores nothing, and every request is to reach
+            // the server (a cached answer is measured on its own: Docs/Performance.md).
+            configuration.urlCache = nil
             if engine == .curl { hostLimit = configuration.httpMaximumConnectionsPerHost }
             let network = Network(configuration: configuration, callbackQueue: DispatchQueue(label: "bench.callbacks"),
                                   maximumConcurrentRequests: concurrency, engine: engine, tls: wire?.tls ?? TLSOptions(),

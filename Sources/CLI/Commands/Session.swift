@@ -56,6 +56,8 @@ struct Session: Sendable {
         // it, but nothing should use `.main`, whose thread is the one blocked.
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = cookieStorage
+        // Nor cache anything between the URLs of one command line: curl has no cache.
+        configuration.urlCache = nil
         if let proxy = settings.proxy {
             // One proxy for both schemes, as curl's -x; the curl engine takes a URL there, so
             // the scheme (socks5://…) and port the user typed reach libcurl unchanged.

@@ -22,6 +22,8 @@ enum DemoProxies {
     static func configuration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.connectionProxyDictionary = [:]
+        // Every step of the demo is to reach its server: no answer from a cache.
+        configuration.urlCache = nil
         return configuration
     }
 

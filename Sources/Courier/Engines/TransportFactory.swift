@@ -12,11 +12,14 @@ extension Network.Engine {
                   connection: ConnectionOptions, workQueue: DispatchQueue?) -> NetworkCore {
         let unusable = connection.problem.map(NetworkError.invalidRequest)
         let timeouts = RequestTimeout.networkTimeouts(configuration: configuration, connection: connection)
+        let cache = URLCacheBridge.cache(for: configuration)
+        let cachePolicy = configuration.requestCachePolicy
         switch self {
         case .curl:
             let cookies = SessionCookies.forEngineOwnedCookies(configuration)
             return NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
-                               unsupportedSetting: unusable, timeouts: timeouts, workQueue: workQueue) { registry, _ in
+                               unsupportedSetting: unusable, timeouts: timeouts, cache: cache, cachePolicy: cachePolicy,
+                               workQueue: workQueue) { registry, _ in
                 CurlTransport(configuration: configuration, tls: tls, connection: connection,
                               maximumConcurrentRequests: maximumConcurrentRequests, registry: registry)
             }
@@ -24,9 +27,10 @@ extension Network.Engine {
             let unsupported = tls.isCustomized ? TLSOptions.unsupportedByURLSession
                 : unusable ?? (connection.isCustomized ? ConnectionOptions.unsupportedByURLSession : nil)
             // URLSession would choose cookies wrongly: Courier takes them over (SessionCookies).
-            let (configuration, cookies) = SessionCookies.takeOver(RequestTimeout.takeable(configuration))
+            let (configuration, cookies) = SessionCookies.takeOver(HTTPCache.takeOver(RequestTimeout.takeable(configuration)))
             return NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
-                               unsupportedSetting: unsupported, timeouts: timeouts, workQueue: workQueue) { registry, delegateQueue in
+                               unsupportedSetting: unsupported, timeouts: timeouts, cache: cache, cachePolicy: cachePolicy,
+                               workQueue: workQueue) { registry, delegateQueue in
                 URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry),
                            delegateQueue: BoundedDelegateQueue(underlying: delegateQueue))
             }

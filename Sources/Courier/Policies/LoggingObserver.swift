@@ -73,7 +73,9 @@ public struct LoggingObserver: NetworkObserver {
 
     /// Logs the status, size and headers of a response.
     public func didReceive(_ response: HTTPResponse, context: RequestContext) {
-        write("[\(context.id)#\(context.attempt)] ← \(response.statusCode) (\(response.body.count) bytes)\(format(response.headers.fields))")
+        // Where it came from, when not from the server (the network's HTTPCache).
+        let source = response.cacheStatus == .network ? "" : ", \(response.cacheStatus)"
+        write("[\(context.id)#\(context.attempt)] ← \(response.statusCode) (\(response.body.count) bytes\(source))\(format(response.headers.fields))")
     }
 
     /// Logs a final failure.

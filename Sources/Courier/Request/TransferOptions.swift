@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// How long one request's connection may stall or take to open, over the network's defaults
 /// (``ConnectionOptions/idleTimeout``, ``ConnectionOptions/connectTimeout``): the options a
@@ -26,6 +29,15 @@ public struct TransferOptions: Sendable, Hashable {
     /// when the connection is made (TCP, and TLS for https, or a proxy's tunnel); URLSession
     /// reports no such moment, so there it ends with the first byte that arrives or leaves.
     public var connectTimeout: TimeInterval?
+    /// How the network's ``HTTPCache`` answers this request; `nil` for the request's own
+    /// `URLRequest.cachePolicy` where it sets one, else the network's (its configuration's
+    /// `requestCachePolicy`). Each case means what it means on Apple platforms: see <doc:Caching>.
+    ///
+    /// ```swift
+    /// var offline = Request<Data>.get(url)
+    /// offline.transferOptions.cachePolicy = .returnCacheDataDontLoad   // never the server
+    /// ```
+    public var cachePolicy: URLRequest.CachePolicy?
 
     /// Options with the given values; `nil` keeps the network's.
     ///
@@ -35,6 +47,16 @@ public struct TransferOptions: Sendable, Hashable {
     public init(idleTimeout: TimeInterval? = nil, connectTimeout: TimeInterval? = nil) {
         self.idleTimeout = idleTimeout
         self.connectTimeout = connectTimeout
+    }
+
+    /// Options with the given values, a cache policy among them; `nil` keeps the network's.
+    ///
+    /// ```swift
+    /// let fresh = TransferOptions(cachePolicy: .reloadIgnoringLocalCacheData)
+    /// ```
+    public init(idleTimeout: TimeInterval? = nil, connectTimeout: TimeInterval? = nil, cachePolicy: URLRequest.CachePolicy?) {
+        self.init(idleTimeout: idleTimeout, connectTimeout: connectTimeout)
+        self.cachePolicy = cachePolicy
     }
 
     /// Why these options mean nothing (a negative or NaN timeout), or `nil`.

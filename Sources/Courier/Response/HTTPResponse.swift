@@ -43,6 +43,10 @@ public struct HTTPResponse: Sendable, Hashable {
     /// print(page.response.metrics?.firstByte ?? .nan, page.response.metrics?.total ?? .nan)
     /// ```
     public var metrics: TransferMetrics?
+    /// Whether this response came from the network's ``HTTPCache`` (``CacheStatus/cached``,
+    /// ``CacheStatus/revalidated``, ``CacheStatus/staleAfterError``) or from the server
+    /// (``CacheStatus/network``, also where the network has no cache). Not part of equality.
+    public var cacheStatus: CacheStatus = .network
 
     /// Creates a response value, e.g. for tests or a stub transport.
     public init(statusCode: Int, headers: HTTPHeaders = [:], url: URL? = nil, body: Data = Data(),

@@ -53,6 +53,10 @@ final class NetworkCore: Sendable {
     /// The network's idle and connect timeouts, beneath each request's own
     /// (``NetworkRequest/transferOptions``): `nil` for none.
     let timeouts: TransferOptions
+    /// ``Network/cache``: the cache the network's requests use, if any.
+    let cache: Locked<HTTPCache?>
+    /// The configuration's `requestCachePolicy`: the policy of a request that sets none.
+    let cachePolicy: URLRequest.CachePolicy
     /// A setting the engine cannot honour (say, TLS options on URLSession): every request fails
     /// with this error rather than run without it.
     let unsupportedSetting: NetworkError?
@@ -170,10 +174,12 @@ final class NetworkCore: Sendable {
     /// A core over the transport `makeTransport` builds around the registry and delegate queue.
     /// `workQueue`, when given, is the queue the requests' own code runs on (see ``requestCodeQueue``).
     init(maximumConcurrentRequests: Int, sessionCookies: SessionCookies? = nil, unsupportedSetting: NetworkError? = nil,
-         timeouts: TransferOptions = TransferOptions(),
-         workQueue userQueue: DispatchQueue? = nil, makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
+         timeouts: TransferOptions = TransferOptions(), cache: HTTPCache? = nil,
+         cachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy, workQueue userQueue: DispatchQueue? = nil, makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
         _ = Self.endingMetadata
         self.timeouts = timeouts
+        self.cache = Locked(cache)
+        self.cachePolicy = cachePolicy
         self.sessionCookies = sessionCookies
         self.unsupportedSetting = unsupportedSetting
         delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)
@@ -279,5 +285,20 @@ final class NetworkCore: Sendable {
         // already queued there.
         let transport = self.transport
         requestQueue.startQueue.async { transport.invalidate() }
+    }
+}
+
+extension NetworkCore {
+    /// Cancels `task`: the transport's, or a cached answer (``CachedResponseTask``), which no
+    /// transport knows.
+    func cancel(_ task: any TransportTask) {
+        if let answer = task as? CachedResponseTask { return answer.cancel() }
+        transport.cancel(task)
+    }
+
+    /// Fails a running `task` (see ``Transport/fail(_:with:)``), a cached answer too.
+    func fail(_ task: any TransportTask, with error: NetworkError) {
+        if let answer = task as? CachedResponseTask { return answer.fail(with: error) }
+        transport.fail(task, with: error)
     }
 }

@@ -45,6 +45,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// The request's own idle and connect timeouts (``NetworkRequest/transferOptions``), over the
     /// network's when each task is made (``RequestTimeout/options(request:network:rateLimit:urlRequest:)``).
     private let transferOptions: TransferOptions
+    /// The network's cache, where this transfer's body may use it (``TransferBody/usesCache``).
+    private let cache: HTTPCache?
     /// The request as built and completed with the Network's defaults, before interceptors.
     private let baseRequest: Result<URLRequest, NetworkError>
     private let body: Body
@@ -73,6 +75,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         self.retryPolicy = request.retryPolicy ?? settings.retryPolicy
         self.rateLimit = request.rateLimit
         self.transferOptions = request.transferOptions
+        self.cache = body.usesCache ? settings.cache : nil
         self.baseRequest = baseRequest
         self.body = body
         self.delivery = delivery
@@ -143,11 +146,18 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// The one place every response head is first seen: a head that breaks HTTP's framing rules
     /// (see ``ResponseHeadCheck``) ends the transfer with ``NetworkError/invalidResponse(_:)``
     /// before any of its body is used.
-    func didReceive(head: HTTPResponse) {
-        if let cookies = core.sessionCookies, let url = head.url { cookies.store(from: head.headers, for: url) }
-        if let problem = ResponseHeadCheck.problem(in: head) {
+    func didReceive(head received: HTTPResponse) {
+        if let cookies = core.sessionCookies, let url = received.url { cookies.store(from: received.headers, for: url) }
+        if let problem = ResponseHeadCheck.problem(in: received) {
             end(with: .invalidResponse(problem))
             return
+        }
+        if let networkCache = settings.cache { invalidateStored(in: networkCache, by: received) }
+        var head = received
+        var storedBody: Data?
+        if cache != nil, let (replacement, status) = cacheReplacement(for: received) {
+            head = replacement.response(age: CacheFreshness.age(of: replacement, now: Date()), status: status)
+            storedBody = replacement.body
         }
         let measures = !core.transport.measuresTransfers
         let now = DispatchTime.now()
@@ -175,6 +185,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         let decoding = DecompressionGuard(head: head, limit: settings.decompressionLimit)
         state.withLock { $0.decoding = decoding }
         apply(body.didReceive(head: head))
+        if let storedBody {
+            // The cache's body in place of the server's (a 304 has none; a 5xx's is dropped).
+            if !storedBody.isEmpty { didReceive(data: storedBody) }
+            state.withLock { $0.cacheAnswered = true }
+        }
     }
 
     @discardableResult
@@ -199,7 +214,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             if holds { state.stall.isHolding = true }
             // The 307 or 308 Courier follows itself once this task is over (see redirect): its
             // body is nobody's, and is dropped unread.
-            if state.lifecycle.skipsBody { return (true, false, nil) }
+            if state.lifecycle.skipsBody || state.cacheAnswered { return (true, false, nil) }
             guard let decoding = state.decoding else { return (false, false, nil) }
             if let error = decoding.check(count, encoded: encodedBytes) { return (false, true, error) }
             state.decoding?.taken(count)
@@ -248,6 +263,13 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         switch action {
         case let .judge(limitHit):
             redirectLimitHit = limitHit
+            if error != nil, cache != nil, let stale = state.withLock({ $0.cacheUse?.staleIfError.take() }) {
+                // The server could not be reached: the stored response that allows it, stale.
+                body.reset()
+                apply(body.didReceive(head: stale.response(age: CacheFreshness.age(of: stale, now: Date()), status: .staleAfterError)))
+                if !stale.body.isEmpty { _ = body.didReceive(data: stale.body) }
+                error = nil
+            }
         case .none:
             // Ended already (a cancel, the deadline): the body still hears of its task's end.
             redirectLimitHit = nil
@@ -266,6 +288,10 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             error = error?.carrying(metrics: metrics)
         }
         let completion = body.didComplete(error: error, metrics: metrics, redirectLimitHit: redirectLimitHit)
+        if error == nil, redirectLimitHit == nil, let observed = completion.observed,
+           let use = state.withLock({ $0.cacheUse }) {
+            use.store(observed)
+        }
         if let progress = completion.progress { delivery.report(progress, force: true) }
         if let observed = completion.observed {
             notifyObservers { $0.didReceive(observed, context: $1) }
@@ -402,7 +428,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             task.resume()
         case let .discard(task):
             core.registry.detach(task)
-            core.transport.cancel(task)
+            core.cancel(task)
         case let .askRetry(error, response, request, attempt):
             let context = context(attempt: attempt, url: request.url)
             core.retryDelay(for: request, error: error, response: response, context: context, policy: retryPolicy,
@@ -446,11 +472,25 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             handle { $0.taskCreationFailed(problem) }
             return
         }
+        var cacheUse: CacheUse?
+        var cacheAnswer: CachedResponseTask?
+        if let cache, CacheRules.applies(to: request) {
+            switch plan(request, with: cache) {
+            case let .network(sent, use):
+                request = sent
+                cacheUse = use
+            case let .answer(answer):
+                cacheAnswer = answer
+            case let .fail(error):
+                handle { $0.taskCreationFailed(error) }
+                return
+            }
+        }
         var options = RequestTimeout.options(request: transferOptions, network: core.timeouts, rateLimit: rateLimit, urlRequest: request)
         options.decompresses = settings.decompressesResponses
         let task: any TransportTask
         do {
-            task = try body.makeTask(in: core.transport, for: request, options: options)
+            task = try cacheAnswer ?? body.makeTask(in: core.transport, for: request, options: options)
         } catch {
             // Bodies throw NetworkErrors (a missing upload file, a disk error); anything else is
             // reported as a transport failure carrying it.
@@ -459,13 +499,18 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         }
         // Before the task is published (attach, the lifecycle): whoever cancels it later finds it
         // on the caller's thread already.
-        delivery.driver?.adopt(task)
+        // (A cached answer has no connection for the caller's thread to drive.)
+        if cacheAnswer == nil { delivery.driver?.adopt(task) }
         // Registered first, so that its first callback finds the transfer.
         core.registry.attach(task, to: self)
         let measures = !core.transport.measuresTransfers
+        let sends = cacheAnswer == nil
         perform(event { state in
             if measures, state.clock.started == nil { state.clock.started = .now() }
-            state.sending = request
+            // Nothing is sent for a cached answer: no `willSend`.
+            state.sending = sends ? request : nil
+            state.cacheUse = cacheUse
+            state.cacheAnswered = false
             state.taskOptions = options
             let action = state.lifecycle.taskCreated(task)
             if case .resume(_, armDeadline: true) = action, let due = state.deadlineAt {
@@ -489,7 +534,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             } else {
                 core.registry.detach(task)
             }
-            core.transport.cancel(task)
+            core.cancel(task)
         }
         if ending.wasCancelled { delivery.markCancelled() }
         core.transferEnded(self, releasingSlot: releaseSlot)
@@ -547,6 +592,57 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         core.timers.schedule(atUptime: due) { [self] in end(with: deadlinePassed) }
     }
 
+    // MARK: - The cache
+
+    /// What the cache does for an attempt's `request` (see ``CacheRules``), under the request's
+    /// policy: its own ``TransferOptions/cachePolicy``, else the `URLRequest`'s where it sets one,
+    /// else the network's.
+    private func plan(_ request: URLRequest, with cache: HTTPCache) -> CachePlan {
+        guard let url = request.url else { return .network(request, nil) }
+        let policy = transferOptions.cachePolicy
+            ?? (request.cachePolicy == .useProtocolCachePolicy ? settings.cachePolicy : request.cachePolicy)
+        let now = Date()
+        switch CacheRules.lookup(request: request, policy: policy, stored: cache.stored(for: url), now: now) {
+        case let .serve(stored, age):
+            return .answer(CachedResponseTask(head: stored.response(age: age, status: .cached), body: stored.body,
+                                              registry: core.registry, queue: core.delegateQueue))
+        case let .validate(stored, conditions, staleIfError):
+            var conditional = request
+            for condition in conditions { conditional.setValue(condition.value, forHTTPHeaderField: condition.name) }
+            return .network(conditional, CacheUse(cache: cache, request: request, requestTime: now, stores: true,
+                                                  validating: stored, staleIfError: staleIfError))
+        case let .load(stores, staleIfError):
+            guard stores || staleIfError != nil else { return .network(request, nil) }
+            return .network(request, CacheUse(cache: cache, request: request, requestTime: now, stores: stores,
+                                              validating: nil, staleIfError: staleIfError))
+        case .unavailable(onlyIfCached: true):
+            // RFC 9111 §5.2.1.7: a cache that cannot answer `only-if-cached` says 504.
+            var head = HTTPResponse(statusCode: 504, headers: ["Content-Length": "0"], url: url)
+            head.cacheStatus = .cached
+            return .answer(CachedResponseTask(head: head, body: Data(), registry: core.registry, queue: core.delegateQueue))
+        case .unavailable(onlyIfCached: false):
+            // As URLSession fails `.returnCacheDataDontLoad` with nothing stored.
+            return .fail(.transport(URLError(.resourceUnavailable, userInfo: [NSURLErrorFailingURLErrorKey: url])))
+        }
+    }
+
+    /// The stored response to hand the body in place of `head`, and how it was come by: brought
+    /// up to date by a 304 (and stored again), or stale after a 5xx (``CacheUse``).
+    private func cacheReplacement(for head: HTTPResponse) -> (CachedResponse, CacheStatus)? {
+        let now = Date()
+        guard let found = state.withLock({ $0.cacheUse?.replacement(for: head, now: now) }) else { return nil }
+        if found.status == .revalidated { state.withLock { $0.cacheUse?.cache }?.store(found.response) }
+        return (found.response, found.status)
+    }
+
+    /// An unsafe request (`POST`, `PUT`, …) that succeeded: what was stored for its URL is no
+    /// longer to be trusted (RFC 9111 §4.4).
+    private func invalidateStored(in cache: HTTPCache, by head: HTTPResponse) {
+        guard let request = state.withLock({ $0.lifecycle.request }), let method = request.httpMethod, method != "GET",
+              let url = request.url else { return }
+        for stale in CacheRules.invalidated(by: head, method: method, requestURL: url) { cache.removeResponses(for: stale) }
+    }
+
     // MARK: - Idle and connect timeouts
 
     /// Starts watching `task`, about to be resumed, for its idle and connect timeouts
@@ -591,9 +687,9 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         case let .checkAgain(at: due):
             if let due = Self.beforeDeadline(due, deadline) { scheduleStallCheck(at: due) }
         case .idlePassed:
-            core.transport.fail(task, with: .timedOut(TimeoutExceeded(kind: .idle, seconds: options?.idleTimeout, url: url)))
+            core.fail(task, with: .timedOut(TimeoutExceeded(kind: .idle, seconds: options?.idleTimeout, url: url)))
         case .connectPassed:
-            core.transport.fail(task, with: .timedOut(TimeoutExceeded(kind: .connect, seconds: options?.connectTimeout, url: url)))
+            core.fail(task, with: .timedOut(TimeoutExceeded(kind: .connect, seconds: options?.connectTimeout, url: url)))
         }
     }
 
@@ -632,6 +728,11 @@ private struct TransferState {
     var stallCheck: TimerQueue.Token?
     /// What the current response's body decodes to, when it arrives decoded.
     var decoding: DecompressionGuard?
+    /// What the cache has to do with the current task (``CacheUse``), if anything.
+    var cacheUse: CacheUse?
+    /// The cache answered in place of the current task's response (a 304, a 5xx): the rest of
+    /// that response's body is nobody's.
+    var cacheAnswered = false
     /// The attempt's own timing, for a transport that reports no metrics (URLSession on Linux).
     var clock = AttemptClock()
 }

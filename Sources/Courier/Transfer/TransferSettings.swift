@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The network's settings a transfer keeps from the moment it is scheduled to its end.
 ///
@@ -18,6 +21,9 @@ struct TransferSettings: Sendable {
     let maximumRedirects: Int
     let decompressionLimit: DecompressionLimit
     let decompressesResponses: Bool
+    /// ``Network/cache`` and the configuration's `requestCachePolicy`.
+    let cache: HTTPCache?
+    let cachePolicy: URLRequest.CachePolicy
 }
 
 extension NetworkCore {
@@ -26,6 +32,7 @@ extension NetworkCore {
         TransferSettings(observers: observerList.withLock { $0 }, interceptors: interceptors.withLock { $0 },
                          retryPolicy: retryPolicy.withLock { $0 }, followsRedirects: followsRedirects.withLock { $0 },
                          maximumRedirects: maximumRedirects.withLock { $0 }, decompressionLimit: decompressionLimit.withLock { $0 },
-                         decompressesResponses: decompressesResponses.withLock { $0 })
+                         decompressesResponses: decompressesResponses.withLock { $0 }, cache: cache.withLock { $0 },
+                         cachePolicy: cachePolicy)
     }
 }

@@ -112,6 +112,7 @@ final class MetricsTests: XCTestCase {
         guard isCurl else { throw XCTSkip("URLSession on Linux reports no connection (FoundationNetworking delivers no metrics)") }
         let server = try nginx()
         let network = makeNetwork()
+        network.cache = nil   // nginx's Last-Modified makes its file fresh for a while: the second would be a cached answer
         let first = try XCTUnwrap(result(of: Request<Data>.get(server.plainURL(NginxServer.helloPath)).withResponse(), on: network)).get()
         let second = try XCTUnwrap(result(of: Request<Data>.get(server.plainURL(NginxServer.helloPath)).withResponse(), on: network)).get()
         let (before, after) = (try XCTUnwrap(first.response.metrics), try XCTUnwrap(second.response.metrics))

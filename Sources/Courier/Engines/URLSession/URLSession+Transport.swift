@@ -57,9 +57,15 @@ extension URLSession: Transport {
     /// gets the idle one as a backstop, rounded up and a second later (``TaskOptions/backstop(for:)``);
     /// none, a week (``RequestTimeout/transportLimit``), since a request's own default would be
     /// 60 s.
+    ///
+    /// Caching is Courier's (``HTTPCache``), in front of the session: the session has no cache of
+    /// its own (``Network/Engine``'s core is made without one), and a request's cache policy,
+    /// which Courier has acted on already, is not handed on (`.returnCacheDataDontLoad` would
+    /// fail there for want of a cache).
     private static func applying(_ options: TaskOptions, to request: URLRequest) -> URLRequest {
         var request = request
         request.timeoutInterval = TaskOptions.backstop(for: options.idleTimeout) ?? RequestTimeout.transportLimit
+        if request.cachePolicy != .useProtocolCachePolicy { request.cachePolicy = .reloadIgnoringLocalCacheData }
         return request
     }
 

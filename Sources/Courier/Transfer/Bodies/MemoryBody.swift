@@ -28,6 +28,8 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
 
     var uploadsFromFile: Bool { upload.uploadsFromFile }
 
+    var usesCache: Bool { true }
+
     func makeTask(in transport: any Transport, for urlRequest: URLRequest, options: TaskOptions) throws -> any TransportTask {
         try upload.makeTask(in: transport, for: urlRequest, options: options)
     }

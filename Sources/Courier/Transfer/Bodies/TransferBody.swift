@@ -29,6 +29,10 @@ protocol TransferBody: AnyObject, Sendable {
     /// then does not count that wait against the idle timeout (``StallWatch``). Default: `false`.
     var mayHoldChunks: Bool { get }
 
+    /// Whether the network's ``HTTPCache`` may answer the request and keep its response: a body
+    /// kept in memory. Downloads to disk and streams always go to the server. Default: `false`.
+    var usesCache: Bool { get }
+
     /// Makes the transport task (not resumed) for an attempt, or for a restart of one, with its `options`.
     func makeTask(in transport: any Transport, for request: URLRequest, options: TaskOptions) throws -> any TransportTask
 
@@ -67,6 +71,7 @@ protocol TransferBody: AnyObject, Sendable {
 
 extension TransferBody {
     var mayHoldChunks: Bool { false }
+    var usesCache: Bool { false }
 
     func didReceive(bytes: UnsafeRawBufferPointer) -> BodyStep {
         didReceive(data: Data(copying: bytes))

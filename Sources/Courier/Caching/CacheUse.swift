@@ -1,0 +1,53 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the cache has to do with the attempt a transfer's current task carries, decided when
+/// the task was made (``CacheRules/lookup(request:policy:stored:now:)``) and acted on as its
+/// events come: a `304` that revalidates, a failure that falls back on a stale response, a
+/// response to store.
+struct CacheUse {
+    let cache: HTTPCache
+    /// The request as sent (its `Vary` fields are read from it).
+    let request: URLRequest
+    let requestTime: Date
+    var responseTime: Date?
+    /// Whether the response may be stored (the request did not say `no-store`).
+    let stores: Bool
+    /// The stored response the request asks the server to confirm.
+    let validating: CachedResponse?
+    /// The stored response to answer with should the server fail (`stale-if-error`).
+    var staleIfError: CachedResponse?
+
+    /// What the transfer hands its body in place of `head`, if the cache answers instead: the
+    /// stored response brought up to date by a `304` (which the transfer stores again), or the
+    /// stale one on a `5xx`; `nil` when `head` is the answer.
+    mutating func replacement(for head: HTTPResponse, now: Date) -> (response: CachedResponse, status: CacheStatus)? {
+        responseTime = now
+        if head.statusCode == 304, let validating, head.url.map(HTTPCache.key) == HTTPCache.key(for: validating.url) {
+            staleIfError = nil
+            return (validating.updated(by: head.headers, requestTime: requestTime, responseTime: now), .revalidated)
+        }
+        if (500...599).contains(head.statusCode), let stale = staleIfError.take() { return (stale, .staleAfterError) }
+        return nil
+    }
+
+    /// Stores `response`, a complete answer from the server, where the rules allow.
+    func store(_ response: HTTPResponse) {
+        guard stores, response.cacheStatus == .network, let url = response.url, CacheRules.mayStore(response, for: request) else { return }
+        cache.store(CachedResponse(statusCode: response.statusCode, httpVersion: response.httpVersion, url: url,
+                                   fields: response.headers.fields, body: response.body, requestTime: requestTime,
+                                   responseTime: responseTime ?? Date(), varying: CacheRules.varying(response, request: request)))
+    }
+}
+
+/// How an attempt's task is made, the cache asked first (``Transfer``).
+enum CachePlan {
+    /// Sent to the server as `request` (with the cache's conditions), the ``CacheUse`` kept.
+    case network(URLRequest, CacheUse?)
+    /// Answered by the cache, with no request sent.
+    case answer(CachedResponseTask)
+    /// Neither: the request may only be answered from the cache, which cannot.
+    case fail(NetworkError)
+}
