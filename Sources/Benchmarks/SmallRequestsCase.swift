@@ -31,6 +31,12 @@ enum SmallRequestsCase {
         let check = ResponseCheck(expectedBytes: arguments.int("expect-bytes", default: 1024))
         let engine = arguments.engine
         let perHost = arguments.string("connections-per-host", default: "").isEmpty ? nil : arguments.int("connections-per-host")
+        // The Courier clients' HTTPCache (Docs/Performance.md): none (the default, like with
+        // like), `store` (a cache, and every request reloads and stores its response: the cost
+        // a cache adds to a request it cannot answer), or `hit` (every timed request a fresh
+        // cached answer: nginx's Last-Modified makes its file fresh by heuristic).
+        let cacheMode = arguments.string("cache", default: "none")
+        guard ["none", "store", "hit"].contains(cacheMode) else { Arguments.fail("--cache takes none, store or hit (got \(cacheMode))") }
 
         // One descriptor per connection, and a margin for the process's own files and sockets.
         let descriptors = FileDescriptors.raiseLimitToHard()
@@ -64,7 +70,10 @@ enum SmallRequestsCase {
                                   maximumConcurrentRequests: concurrency, engine: engine, tls: wire?.tls ?? TLSOptions(),
                                   connection: wire?.connection ?? ConnectionOptions())
             if let wire { network.observers = [wire.connections] }
-            driver = CourierDriver(style: style, network: network, request: .get(url), check: check)
+            var request = Request<Data>.get(url)
+            if cacheMode != "none" { network.cache = HTTPCache(memoryCapacity: 4 << 20) }
+            if cacheMode == "store" { request.transferOptions.cachePolicy = .reloadIgnoringLocalCacheData }
+            driver = CourierDriver(style: style, network: network, request: request, check: check)
         } else if client == "urlsession-delegate" {
             driver = URLSessionDelegateDriver(configuration: .ephemeral, url: url, check: check)
         } else {

@@ -20,24 +20,32 @@ enum CacheLookup {
 /// The rules of RFC 9111 a private cache follows, as pure functions: which requests it may
 /// answer, which responses it may keep, and which requests make stored responses invalid.
 enum CacheRules {
-    /// Whether the cache takes part in `request` at all: a `GET` that asks for no range and
-    /// carries no condition of its caller's own (whose `304` or `206` is the caller's answer).
-    static func applies(to request: URLRequest) -> Bool {
-        guard (request.httpMethod ?? "GET") == "GET" else { return false }
-        guard let fields = request.allHTTPHeaderFields, !fields.isEmpty else { return true }
-        let bypassing: Set<String> = ["range", "if-range", "if-none-match", "if-modified-since", "if-match", "if-unmodified-since"]
-        return !fields.keys.contains { bypassing.contains($0.lowercased()) }
+    /// Whether the cache takes part in a request with these header `fields` (lowercased names)
+    /// at all: one that asks for no range and carries no condition of its caller's own (whose
+    /// `304` or `206` is the caller's answer). Only `GET`s are asked.
+    static func applies(toFields fields: [String: String]) -> Bool {
+        // Over the request's few fields, not six lookups (each hashes a name): every request of a
+        // network with a cache passes here.
+        !fields.keys.contains { name in
+            name == "range" || (name.utf8.first == UInt8(ascii: "i") && conditions.contains(name))
+        }
     }
 
-    /// What to do for `request` under `policy`, given the responses stored for its URL.
-    static func lookup(request: URLRequest, policy: URLRequest.CachePolicy, stored candidates: [CachedResponse],
+    private static let conditions: Set<String> = ["if-range", "if-none-match", "if-modified-since", "if-match", "if-unmodified-since"]
+
+    /// What to do for a request with these header `fields` (lowercased names) under `policy`,
+    /// given the responses stored for its URL (read only where the policy needs them).
+    static func lookup(fields: [String: String], policy: URLRequest.CachePolicy, stored: () -> [CachedResponse],
                        now: Date) -> CacheLookup {
-        let fields = CachedResponse.varyKeys(request.allHTTPHeaderFields ?? [:])
         let requestControl = CacheControl(fields: fields["cache-control"].map { [$0] } ?? [])
-        let match = candidates.first { $0.matchesVary(of: fields) }
         switch policy {
         case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData:
             return .load(stores: !requestControl.noStore, staleIfError: nil)
+        default:
+            break
+        }
+        let match = stored().first { $0.matchesVary(of: fields) }
+        switch policy {
         case .returnCacheDataElseLoad:
             if let match { return .serve(match, age: CacheFreshness.age(of: match, now: now)) }
             return .load(stores: !requestControl.noStore, staleIfError: nil)
@@ -102,11 +110,10 @@ enum CacheRules {
 
     /// Whether `response` to `request` (a `GET` the cache applies to) may be stored (RFC 9111 §3),
     /// and is worth it: one that can never be served or validated is not kept.
-    static func mayStore(_ response: HTTPResponse, for request: URLRequest) -> Bool {
+    static func mayStore(_ response: HTTPResponse, requestFields fields: [String: String]) -> Bool {
         let status = response.statusCode
         guard status >= 200, status != 206, status != 304, response.url != nil else { return false }
         let control = CacheControl(response.headers)
-        let fields = CachedResponse.varyKeys(request.allHTTPHeaderFields ?? [:])
         if control.noStore || CacheControl(fields: fields["cache-control"].map { [$0] } ?? []).noStore { return false }
         if response.headers.values(for: "Vary").contains(where: { $0.contains("*") }) { return false }
         if fields["authorization"] != nil, !(control.isPublic || control.mustRevalidate || control.sharedMaxAge != nil) { return false }
@@ -118,11 +125,10 @@ enum CacheRules {
     }
 
     /// The request header values `response`'s `Vary` names (lowercased names).
-    static func varying(_ response: HTTPResponse, request: URLRequest) -> [(name: String, value: String?)] {
+    static func varying(_ response: HTTPResponse, requestFields fields: [String: String]) -> [(name: String, value: String?)] {
         let names = response.headers.values(for: "Vary").flatMap { $0.split(separator: ",") }
             .map { String($0).trimmingWhitespace.lowercased() }.filter { !$0.isEmpty }
         guard !names.isEmpty else { return [] }
-        let fields = CachedResponse.varyKeys(request.allHTTPHeaderFields ?? [:])
         return names.map { (name: $0, value: fields[$0]) }
     }
 

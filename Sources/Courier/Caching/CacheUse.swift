@@ -9,8 +9,12 @@ import FoundationNetworking
 /// response to store.
 struct CacheUse {
     let cache: HTTPCache
-    /// The request as sent (its `Vary` fields are read from it).
-    let request: URLRequest
+    /// The key of the request's URL (``HTTPCache/key(for:)``).
+    let key: String
+    /// The request's header fields by lowercased name, as sent but for the cache's conditions
+    /// (its `Vary` fields are read from them).
+    let fields: [String: String]
+    let requestURL: URL
     let requestTime: Date
     var responseTime: Date?
     /// Whether the response may be stored (the request did not say `no-store`).
@@ -25,7 +29,7 @@ struct CacheUse {
     /// stale one on a `5xx`; `nil` when `head` is the answer.
     mutating func replacement(for head: HTTPResponse, now: Date) -> (response: CachedResponse, status: CacheStatus)? {
         responseTime = now
-        if head.statusCode == 304, let validating, head.url.map(HTTPCache.key) == HTTPCache.key(for: validating.url) {
+        if head.statusCode == 304, let validating, head.url.map(HTTPCache.key) == key {
             staleIfError = nil
             return (validating.updated(by: head.headers, requestTime: requestTime, responseTime: now), .revalidated)
         }
@@ -35,10 +39,14 @@ struct CacheUse {
 
     /// Stores `response`, a complete answer from the server, where the rules allow.
     func store(_ response: HTTPResponse) {
-        guard stores, response.cacheStatus == .network, let url = response.url, CacheRules.mayStore(response, for: request) else { return }
+        guard stores, response.cacheStatus == .network, let url = response.url,
+              CacheRules.mayStore(response, requestFields: fields) else { return }
+        // Under the key of the URL that answered (after redirects the engine followed).
+        let answered = url == requestURL ? key : HTTPCache.key(for: url)
         cache.store(CachedResponse(statusCode: response.statusCode, httpVersion: response.httpVersion, url: url,
-                                   fields: response.headers.fields, body: response.body, requestTime: requestTime,
-                                   responseTime: responseTime ?? Date(), varying: CacheRules.varying(response, request: request)))
+                                   headers: response.headers, body: response.body, requestTime: requestTime,
+                                   responseTime: responseTime ?? Date(), varying: CacheRules.varying(response, requestFields: fields)),
+                    key: answered)
     }
 }
 

@@ -7,7 +7,9 @@ struct CachedResponse: Sendable {
     var statusCode: Int
     var httpVersion: HTTPVersion
     var url: URL
-    var fields: [(name: String, value: String)]
+    /// As the engine read them (the curl engine's raw bytes are kept as they are: no string is
+    /// made for a field until someone reads it).
+    var headers: HTTPHeaders
     var body: Data
     /// When the request that brought it was sent, and when its head came (RFC 9111 §4.2.3).
     var requestTime: Date
@@ -15,12 +17,8 @@ struct CachedResponse: Sendable {
     /// The lowercased names of `Vary` and the request's values for them (`nil`: not sent).
     var varying: [(name: String, value: String?)]
 
-    var headers: HTTPHeaders { HTTPHeaders(fields) }
-
     /// Bytes it takes, roughly: what the cache's capacity counts.
-    var cost: Int {
-        fields.reduce(body.count + url.absoluteString.utf8.count + 64) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
-    }
+    var cost: Int { body.count + headers.byteCount + 128 }
 
     /// Whether `request`'s header fields match the ones this response varies on (RFC 9111 §4.1):
     /// the same values, ignoring whitespace around them and around commas.
@@ -44,7 +42,7 @@ struct CachedResponse: Sendable {
     /// The response as a request receives it from the cache: an `Age` field for how old it is
     /// (RFC 9111 §5.1), and where it came from.
     func response(age: TimeInterval, status: CacheStatus) -> HTTPResponse {
-        var fields = self.fields.filter { !HTTPHeaders.namesMatch($0.name, "Age") }
+        var fields = headers.fields.filter { !HTTPHeaders.namesMatch($0.name, "Age") }
         fields.append((name: "Age", value: String(Int(min(max(0, age), Double(CacheControl.largestDelta))))))
         var response = HTTPResponse(statusCode: statusCode, headers: HTTPHeaders(fields), url: url, body: Data(), httpVersion: httpVersion)
         response.cacheStatus = status
@@ -60,7 +58,7 @@ struct CachedResponse: Sendable {
         var updated = self
         let replacing = notModified.fields.filter { !kept.contains($0.name.lowercased()) }
         let names = Set(replacing.map { $0.name.lowercased() })
-        updated.fields = fields.filter { !names.contains($0.name.lowercased()) } + replacing
+        updated.headers = HTTPHeaders(headers.fields.filter { !names.contains($0.name.lowercased()) } + replacing)
         updated.requestTime = requestTime
         updated.responseTime = responseTime
         return updated

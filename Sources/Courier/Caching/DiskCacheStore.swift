@@ -133,7 +133,7 @@ struct DiskCacheStore {
     static func encode(_ variants: [CachedResponse], key: String) -> Data? {
         let description = Description(key: key, variants: variants.map { variant in
             Description.Variant(status: variant.statusCode, major: variant.httpVersion.major, minor: variant.httpVersion.minor,
-                                url: variant.url.absoluteString, fields: variant.fields.map { [$0.name, $0.value] },
+                                url: variant.url.absoluteString, fields: variant.headers.fields.map { [$0.name, $0.value] },
                                 requestTime: variant.requestTime.timeIntervalSince1970,
                                 responseTime: variant.responseTime.timeIntervalSince1970,
                                 varyNames: variant.varying.map(\.name), varyValues: variant.varying.map(\.value),
@@ -167,7 +167,7 @@ struct DiskCacheStore {
             offset += variant.bodyLength
             variants.append(CachedResponse(
                 statusCode: variant.status, httpVersion: HTTPVersion(major: variant.major, minor: variant.minor), url: url,
-                fields: variant.fields.map { (name: $0[0], value: $0[1]) }, body: body,
+                headers: HTTPHeaders(variant.fields.map { (name: $0[0], value: $0[1]) }), body: body,
                 requestTime: Date(timeIntervalSince1970: variant.requestTime),
                 responseTime: Date(timeIntervalSince1970: variant.responseTime),
                 varying: zip(variant.varyNames, variant.varyValues).map { (name: $0, value: $1) }))

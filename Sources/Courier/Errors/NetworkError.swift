@@ -158,7 +158,9 @@ extension NetworkError: LocalizedError {
         case let .invalidResponse(detail): return "The server's reply is not valid HTTP: \(redaction.redact(text: detail))"
         case let .incompleteBody(error): return TransportDescription.incompleteBody(error, redacting: redaction)
         case let .httpStatus(response):
-            return "HTTP \(response.statusCode) from \(response.url.map(redaction.redact) ?? "server")"
+            // A stored answer says so: the server did not say it now.
+            let source = response.cacheStatus == .network ? "" : " (\(response.cacheStatus), from the cache)"
+            return "HTTP \(response.statusCode) from \(response.url.map(redaction.redact) ?? "server")\(source)"
                 + ErrorBodySummary.sentence(for: response, redacting: redaction)
         case let .decodingFailed(error, response):
             return "Could not decode the \(response.body.count)-byte \(response.headers["Content-Type"] ?? "untyped") body"

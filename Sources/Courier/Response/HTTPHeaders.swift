@@ -86,6 +86,15 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     private static func folded(_ byte: UInt8) -> UInt8 { (65...90).contains(byte) ? byte + 32 : byte }
 
+    /// About how many bytes the fields take (names, values and separators), without making a
+    /// string of the curl engine's raw fields: what a cache counts against its capacity.
+    var byteCount: Int {
+        switch storage {
+        case let .pairs(fields): return fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        case let .raw(raw): return raw.bytes.count + 4 * raw.spans.count
+        }
+    }
+
     /// Whether a field named `name` is present (case-insensitive).
     public func contains(_ name: String) -> Bool {
         self[name] != nil

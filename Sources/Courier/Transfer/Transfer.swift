@@ -147,7 +147,11 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// (see ``ResponseHeadCheck``) ends the transfer with ``NetworkError/invalidResponse(_:)``
     /// before any of its body is used.
     func didReceive(head received: HTTPResponse) {
-        if let cookies = core.sessionCookies, let url = received.url { cookies.store(from: received.headers, for: url) }
+        // A cached answer's `Set-Cookie` was taken when it first came: again, it could bring back
+        // a cookie the server has changed or deleted since.
+        if let cookies = core.sessionCookies, received.cacheStatus == .network, let url = received.url {
+            cookies.store(from: received.headers, for: url)
+        }
         if let problem = ResponseHeadCheck.problem(in: received) {
             end(with: .invalidResponse(problem))
             return
@@ -474,7 +478,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         }
         var cacheUse: CacheUse?
         var cacheAnswer: CachedResponseTask?
-        if let cache, CacheRules.applies(to: request) {
+        if let cache, (request.httpMethod ?? "GET") == "GET" {
             switch plan(request, with: cache) {
             case let .network(sent, use):
                 request = sent
@@ -598,23 +602,28 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// policy: its own ``TransferOptions/cachePolicy``, else the `URLRequest`'s where it sets one,
     /// else the network's.
     private func plan(_ request: URLRequest, with cache: HTTPCache) -> CachePlan {
-        guard let url = request.url else { return .network(request, nil) }
+        // The fields by lowercased name, made once: the rules read them several times.
+        let fields = CachedResponse.varyKeys(request.allHTTPHeaderFields ?? [:])
+        guard let url = request.url, CacheRules.applies(toFields: fields) else { return .network(request, nil) }
         let policy = transferOptions.cachePolicy
             ?? (request.cachePolicy == .useProtocolCachePolicy ? settings.cachePolicy : request.cachePolicy)
         let now = Date()
-        switch CacheRules.lookup(request: request, policy: policy, stored: cache.stored(for: url), now: now) {
+        let key = HTTPCache.key(for: url)
+        func use(validating stored: CachedResponse?, stores: Bool, staleIfError: CachedResponse?) -> CacheUse {
+            CacheUse(cache: cache, key: key, fields: fields, requestURL: url, requestTime: now, stores: stores,
+                     validating: stored, staleIfError: staleIfError)
+        }
+        switch CacheRules.lookup(fields: fields, policy: policy, stored: { cache.stored(forKey: key) }, now: now) {
         case let .serve(stored, age):
             return .answer(CachedResponseTask(head: stored.response(age: age, status: .cached), body: stored.body,
                                               registry: core.registry, queue: core.delegateQueue))
         case let .validate(stored, conditions, staleIfError):
             var conditional = request
             for condition in conditions { conditional.setValue(condition.value, forHTTPHeaderField: condition.name) }
-            return .network(conditional, CacheUse(cache: cache, request: request, requestTime: now, stores: true,
-                                                  validating: stored, staleIfError: staleIfError))
+            return .network(conditional, use(validating: stored, stores: true, staleIfError: staleIfError))
         case let .load(stores, staleIfError):
             guard stores || staleIfError != nil else { return .network(request, nil) }
-            return .network(request, CacheUse(cache: cache, request: request, requestTime: now, stores: stores,
-                                              validating: nil, staleIfError: staleIfError))
+            return .network(request, use(validating: nil, stores: stores, staleIfError: staleIfError))
         case .unavailable(onlyIfCached: true):
             // RFC 9111 §5.2.1.7: a cache that cannot answer `only-if-cached` says 504.
             var head = HTTPResponse(statusCode: 504, headers: ["Content-Length": "0"], url: url)
@@ -631,7 +640,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     private func cacheReplacement(for head: HTTPResponse) -> (CachedResponse, CacheStatus)? {
         let now = Date()
         guard let found = state.withLock({ $0.cacheUse?.replacement(for: head, now: now) }) else { return nil }
-        if found.status == .revalidated { state.withLock { $0.cacheUse?.cache }?.store(found.response) }
+        if found.status == .revalidated, let use = state.withLock({ $0.cacheUse }) { use.cache.store(found.response, key: use.key) }
         return (found.response, found.status)
     }
 

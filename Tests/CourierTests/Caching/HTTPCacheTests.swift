@@ -245,4 +245,35 @@ final class HTTPCacheTests: XCTestCase {
         XCTAssertEqual(conditional.statusCode, 304, "the caller's own condition gets the server's answer")
         XCTAssertEqual(route.count, 5)
     }
+
+    /// A cached answer's `Set-Cookie` is not taken again: it would bring back a cookie deleted since.
+    func testACachedAnswerDoesNotSetItsCookiesAgain() throws {
+        let server = try makeServer()
+        _ = CountingRoute(on: server, path: "/r", .init(headers: [("Cache-Control", "max-age=60"), ("Set-Cookie", "session=1; Path=/")]))
+        let echo = CountingRoute(on: server, path: "/echo", .init(headers: []))
+        let delete = CountingRoute(on: server, path: "/logout", .init(headers: [("Set-Cookie", "session=; Path=/; Max-Age=0")]))
+        let network = makeCachingNetwork()
+        _ = try cachedGET(server.url("/r"), on: network)
+        _ = try cachedGET(server.url("/logout"), on: network)
+        XCTAssertEqual(try cachedGET(server.url("/r"), on: network).response.cacheStatus, .cached)
+        _ = try cachedGET(server.url("/echo"), on: network)
+        XCTAssertNil(echo.requests.last?.header("Cookie"), "the deleted cookie stays deleted")
+        XCTAssertEqual(delete.count, 1)
+    }
+
+    /// A stored error answer (a 404 with a lifetime) fails as the first did, and its error says
+    /// where it came from.
+    func testAStoredErrorStatusFailsAgainAndItsDescriptionSaysItCameFromTheCache() throws {
+        let server = try makeServer()
+        let route = CountingRoute(on: server, path: "/gone", .init(status: 404, headers: [("Cache-Control", "max-age=60")]))
+        let network = makeCachingNetwork()
+        for expected in ["", " (cached, from the cache)"] {
+            XCTAssertThrowsError(try cachedGET(server.url("/gone"), on: network)) { error in
+                guard case NetworkError.httpStatus(let response) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual(response.statusCode, 404)
+                XCTAssertTrue("\(error)".hasPrefix("HTTP 404 from \(server.url("/gone").absoluteString)\(expected)"), "\(error)")
+            }
+        }
+        XCTAssertEqual(route.count, 1)
+    }
 }
