@@ -19,6 +19,7 @@ struct CacheControl: Equatable, Sendable {
     var minFresh: Int?
     var onlyIfCached = false
     var staleIfError: Int?
+    var staleWhileRevalidate: Int?
 
     /// The largest lifetime taken as it is (RFC 9111 §1.2.2).
     static let largestDelta = 2_147_483_648
@@ -49,6 +50,7 @@ struct CacheControl: Equatable, Sendable {
         case "max-stale": maxStale = value == nil ? Int.max : Self.merged(maxStale, Self.seconds(value))
         case "min-fresh": minFresh = Self.merged(minFresh, Self.seconds(value))
         case "stale-if-error": staleIfError = Self.merged(staleIfError, Self.seconds(value))
+        case "stale-while-revalidate": staleWhileRevalidate = Self.merged(staleWhileRevalidate, Self.seconds(value))
         default: break
         }
     }

@@ -8,8 +8,9 @@ enum CacheLookup {
     /// Go to the server; store the answer if it may be stored (`stores`). `staleIfError`: a
     /// stored response to fall back on should the server fail (RFC 5861).
     case load(stores: Bool, staleIfError: CachedResponse?)
-    /// Answer with this stored response, sending nothing.
-    case serve(CachedResponse, age: TimeInterval)
+    /// Answer with this stored response, sending nothing; with `refresh`, it is stale within
+    /// its `stale-while-revalidate` window (RFC 5861) and is to be revalidated in the background.
+    case serve(CachedResponse, age: TimeInterval, refresh: Bool = false)
     /// Ask the server whether this stored response is still good, with these conditional fields.
     case validate(CachedResponse, conditions: [(name: String, value: String)], staleIfError: CachedResponse?)
     /// The request may only be answered from the cache, and it holds nothing that may answer it:
@@ -86,6 +87,11 @@ enum CacheRules {
             }
         }
         if requestControl.onlyIfCached { return .unavailable(onlyIfCached: true) }
+        // Stale within its stale-while-revalidate window: answered now, asked about meanwhile.
+        if !mustAsk, !control.mustRevalidate, let window = control.staleWhileRevalidate, age - lifetime <= TimeInterval(window),
+           conditions(for: match) != nil {
+            return .serve(match, age: age, refresh: true)
+        }
         let fallback = staleIfErrorAllowed(match, control: control, age: age, lifetime: lifetime) ? match : nil
         if let conditions = conditions(for: match) { return .validate(match, conditions: conditions, staleIfError: fallback) }
         return .load(stores: true, staleIfError: fallback)

@@ -37,6 +37,10 @@ public final class HTTPCache: Sendable {
         var disk: DiskCacheStore?
     }
 
+    /// The keys whose stored responses are being revalidated in the background
+    /// (`stale-while-revalidate`): one refresh a URL at a time.
+    private let refreshing = Locked<Set<String>>([])
+
     // One lock for both stores: each operation is short, and the disk's are rare next to the
     // requests that make them. Never held while user code runs.
     private let stores: Locked<Stores>
@@ -113,6 +117,16 @@ public final class HTTPCache: Sendable {
             stores.memory.set(variants, for: key)
             stores.disk?.set(variants, for: key)
         }
+    }
+
+    /// Whether a background refresh of `key` may start now (none is running); then
+    /// ``endRefresh(_:)`` must follow.
+    func beginRefresh(_ key: String) -> Bool {
+        refreshing.withLock { $0.insert(key).inserted }
+    }
+
+    func endRefresh(_ key: String) {
+        _ = refreshing.withLock { $0.remove(key) }
     }
 
     func remove(_ key: String) {

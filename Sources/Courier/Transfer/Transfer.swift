@@ -614,7 +614,10 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
                      validating: stored, staleIfError: staleIfError)
         }
         switch CacheRules.lookup(fields: fields, policy: policy, stored: { cache.stored(forKey: key) }, now: now) {
-        case let .serve(stored, age):
+        case let .serve(stored, age, refresh):
+            if refresh, case let .success(base) = baseRequest, cache.beginRefresh(key) {
+                _ = core.schedule(CacheRefresh(urlRequest: base), target: .queue(.global()), progress: nil) { _ in cache.endRefresh(key) }
+            }
             return .answer(CachedResponseTask(head: stored.response(age: age, status: .cached), body: stored.body,
                                               registry: core.registry, queue: core.delegateQueue))
         case let .validate(stored, conditions, staleIfError):

@@ -276,4 +276,36 @@ final class HTTPCacheTests: XCTestCase {
         }
         XCTAssertEqual(route.count, 1)
     }
+
+    private final class ResponseWatch: NetworkObserver, @unchecked Sendable {  // seen is under its lock.
+        private let lock = NSLock()
+        private var seen: [HTTPResponse] = []
+        let onResponse: @Sendable (HTTPResponse) -> Void
+        init(_ onResponse: @escaping @Sendable (HTTPResponse) -> Void) { self.onResponse = onResponse }
+        func didReceive(_ response: HTTPResponse, context: RequestContext) { onResponse(response) }
+    }
+
+    /// RFC 5861: stale within its window, the stored response answers at once, and one
+    /// revalidation goes out meanwhile; the next request gets what it brought.
+    func testStaleWhileRevalidateAnswersAtOnceAndRefreshesInTheBackground() throws {
+        let server = try makeServer()
+        let route = CountingRoute(on: server, path: "/r", .init(headers: [("Cache-Control", "max-age=1, stale-while-revalidate=600"),
+                                                                          ("Age", "30"), ("ETag", "\"v1\"")]))
+        let network = makeCachingNetwork()
+        let refreshed = expectation(description: "the background revalidation's answer")
+        network.observers = [ResponseWatch { response in
+            if response.text == "fresh" { refreshed.fulfill() }
+        }]
+        _ = try cachedGET(server.url("/r"), on: network)
+        route.answer(200, [("Cache-Control", "max-age=600"), ("ETag", "\"v2\"")], body: "fresh")
+        let stale = try cachedGET(server.url("/r"), on: network)
+        XCTAssertEqual(stale.response.cacheStatus, .cached)
+        XCTAssertEqual(stale.value, Data("stored body".utf8), "answered at once with what was stored")
+        wait(for: [refreshed], timeout: 10)
+        XCTAssertEqual(route.requests.last?.header("If-None-Match"), "\"v1\"", "the refresh asked about the stored response")
+        let next = try cachedGET(server.url("/r"), on: network)
+        XCTAssertEqual(next.response.cacheStatus, .cached)
+        XCTAssertEqual(next.value, Data("fresh".utf8))
+        XCTAssertEqual(route.count, 2)
+    }
 }
