@@ -39,7 +39,8 @@ struct CacheUse {
 
     /// Stores `response`, a complete answer from the server, where the rules allow.
     func store(_ response: HTTPResponse) {
-        guard stores, response.cacheStatus == .network, let url = response.url,
+        // Only a body as it arrives decoded is kept (the form every request that asks the cache gets).
+        guard stores, response.cacheStatus == .network, let url = response.url, !response.isContentCoded || response.decodesContent,
               CacheRules.mayStore(response, requestFields: fields) else { return }
         // Under the key of the URL that answered (after redirects the engine followed).
         let answered = url == requestURL ? key : HTTPCache.key(for: url)

@@ -3,10 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// How long one request's connection may stall or take to open, over the network's defaults
-/// (``ConnectionOptions/idleTimeout``, ``ConnectionOptions/connectTimeout``): the options a
-/// request carries besides its deadline (``NetworkRequest/timeout``) and rate limit
-/// (``NetworkRequest/rateLimit``). Each `nil` field keeps the network's value.
+/// What one request sets for itself over its network's defaults: how long its connection may
+/// stall or take to open (over ``ConnectionOptions/idleTimeout`` and
+/// ``ConnectionOptions/connectTimeout``), how the network's ``HTTPCache`` answers it, whether it
+/// follows redirects and how many, and whether its body is decoded: the options a request carries
+/// besides its deadline (``NetworkRequest/timeout``) and rate limit (``NetworkRequest/rateLimit``).
+/// Each `nil` field keeps the network's value.
 ///
 /// ```swift
 /// var download = Request<Data>.get(isoURL)
@@ -38,6 +40,22 @@ public struct TransferOptions: Sendable, Hashable {
     /// offline.transferOptions.cachePolicy = .returnCacheDataDontLoad   // never the server
     /// ```
     public var cachePolicy: URLRequest.CachePolicy?
+    /// Whether this request follows redirects; `nil` for the network's
+    /// (``Network/followsRedirects``), which says what `false` means.
+    ///
+    /// ```swift
+    /// var probe = Request<Data>.get(shortLink).accepting(statusCodes: Set(200..<400))
+    /// probe.transferOptions.followsRedirects = false   // the 3xx itself is the answer
+    /// ```
+    public var followsRedirects: Bool?
+    /// How many redirects this request follows before failing with
+    /// ``NetworkError/tooManyRedirects(_:)``; `nil` for the network's
+    /// (``Network/maximumRedirects``). A negative value is taken as 0.
+    public var maximumRedirects: Int?
+    /// Whether the engine offers compressed codings for this request and decodes what comes
+    /// back; `nil` for the network's (``Network/decompressesResponses``, which says what each
+    /// engine can do: URLSession always decodes).
+    public var decompressesResponses: Bool?
 
     /// Options with the given values; `nil` keeps the network's.
     ///
@@ -57,6 +75,12 @@ public struct TransferOptions: Sendable, Hashable {
     public init(idleTimeout: TimeInterval? = nil, connectTimeout: TimeInterval? = nil, cachePolicy: URLRequest.CachePolicy?) {
         self.init(idleTimeout: idleTimeout, connectTimeout: connectTimeout)
         self.cachePolicy = cachePolicy
+    }
+
+    /// Whether the request sets any of the network's HTTP behaviours for itself (redirects,
+    /// decoding): the transfer's settings are then made again with them.
+    var overridesSettings: Bool {
+        followsRedirects != nil || maximumRedirects != nil || decompressesResponses != nil
     }
 
     /// Why these options mean nothing (a negative or NaN timeout), or `nil`.

@@ -70,7 +70,9 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         self.core = core
         self.id = core.nextTransferID()
         self.timeout = request.timeout
-        let settings = core.settingsSnapshot()
+        let options = request.transferOptions
+        let snapshot = core.settingsSnapshot()
+        let settings = options.overridesSettings ? snapshot.overridden(by: options) : snapshot
         self.settings = settings
         self.retryPolicy = request.retryPolicy ?? settings.retryPolicy
         self.rateLimit = request.rateLimit
@@ -604,7 +606,10 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     private func plan(_ request: URLRequest, with cache: HTTPCache) -> CachePlan {
         // The fields by lowercased name, made once: the rules read them several times.
         let fields = CachedResponse.varyKeys(request.allHTTPHeaderFields ?? [:])
-        guard let url = request.url, CacheRules.applies(toFields: fields) else { return .network(request, nil) }
+        // The cache keeps bodies as they arrive decoded: a request that is to get a coded body
+        // as sent (no decoding, or an `Accept-Encoding: identity` of its own) goes to the server.
+        guard let url = request.url, CacheRules.applies(toFields: fields), settings.decompressesResponses,
+              ContentCoding.asksForDecoding(fields["accept-encoding"]) else { return .network(request, nil) }
         let policy = transferOptions.cachePolicy
             ?? (request.cachePolicy == .useProtocolCachePolicy ? settings.cachePolicy : request.cachePolicy)
         let now = Date()

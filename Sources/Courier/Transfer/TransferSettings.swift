@@ -26,6 +26,20 @@ struct TransferSettings: Sendable {
     let cachePolicy: URLRequest.CachePolicy
 }
 
+extension TransferSettings {
+    /// These settings with the HTTP behaviours a request sets for itself
+    /// (``TransferOptions/followsRedirects``, ``TransferOptions/maximumRedirects``,
+    /// ``TransferOptions/decompressesResponses``).
+    func overridden(by options: TransferOptions) -> TransferSettings {
+        TransferSettings(observers: observers, interceptors: interceptors, retryPolicy: retryPolicy,
+                         followsRedirects: options.followsRedirects ?? followsRedirects,
+                         maximumRedirects: options.maximumRedirects.map { max(0, $0) } ?? maximumRedirects,
+                         decompressionLimit: decompressionLimit,
+                         decompressesResponses: options.decompressesResponses ?? decompressesResponses,
+                         cache: cache, cachePolicy: cachePolicy)
+    }
+}
+
 extension NetworkCore {
     /// The settings in force now, for a transfer being scheduled.
     func settingsSnapshot() -> TransferSettings {
