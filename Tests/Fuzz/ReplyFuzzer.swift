@@ -105,6 +105,10 @@ final class ReplyFuzzer: Sendable {
         server.setReply(reply)
         cookies.removeCookies(since: .distantPast)
         let network = selector & 8 == 0 ? plain : withCookies
+        // Both networks have an HTTPCache (their configurations' urlCache): each input starts
+        // with it empty, so that it depends on nothing an earlier one stored, and the reply's
+        // caching fields (Cache-Control, Expires, Vary, Age) go through the rules that store it.
+        network.cache?.removeAll()
         let kind: Kind
         switch selector & 3 {
         case 0: kind = selector & 16 != 0 ? .head : selector & 32 != 0 ? .stream : .get
