@@ -35,6 +35,11 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     private(set) var easy: OpaquePointer?
     private var headerList: OpaquePointer?
     private var parser = ResponseHeadParser()
+    /// A `401` head held back while libcurl may answer its challenge itself (``LibcurlOptions/authMethods``
+    /// other than Basic): libcurl decides only after the header callback has seen the head's end.
+    /// Another status line means it did (the head was an interim one, its body skipped, as for a
+    /// redirect it follows); body bytes or the transfer's end mean it is the response.
+    private var heldHead: ResponseHeadParser.Head?
     /// Where the current response redirects to, when the transfer follows it: its body is skipped.
     private var redirect: URLRequest?
     /// Set when the redirect's body was left unread (``CurlRedirects/bodyEndsWithConnection(_:method:)``).
@@ -161,7 +166,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         }
         self.easy = easy
         connectionID = nil
-        parser = ResponseHeadParser()
+        parser = ResponseHeadParser(keepsBytes: transport.settings.connection.keepsHeadBytes)
+        heldHead = nil
         redirect = nil
         abandonedRedirectBody = false
         protocolFailure = nil
@@ -209,16 +215,42 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             protocolFailure = reason
             return false   // libcurl ends the transfer with a write error; curlDone reports the reason
         case let .head(head):
-            if transport.readsConnectionID, let easy { connectionID = CurlMetrics.connectionID(of: easy) }
-            didReceive(head)
-            // A redirect followed whose body would end only with its connection: stop here
-            // (libcurl ends the transfer with a write error, which curlDone takes for the end).
-            if redirect != nil, CurlRedirects.bodyEndsWithConnection(head, method: request.httpMethod) {
-                abandonedRedirectBody = true
-                return false
+            heldHead = nil
+            if awaitsAnswerFromLibcurl(head) {
+                heldHead = head
+                parser.reopen(after: head)
+                return true
             }
-            return true
+            return deliver(head)
         }
+    }
+
+    /// Whether libcurl may answer this head itself: a `401` challenge, with an authentication
+    /// method libcurl negotiates (Basic sends its credentials at once and answers nothing).
+    private func awaitsAnswerFromLibcurl(_ head: ResponseHeadParser.Head) -> Bool {
+        guard head.statusCode == 401, let methods = transport.settings.connection.libcurl.authMethods else { return false }
+        return !methods.subtracting(.basic).isEmpty
+    }
+
+    /// The held `401` turned out to be the response (see ``heldHead``).
+    private func deliverHeldHead() {
+        guard let head = heldHead else { return }
+        heldHead = nil
+        parser.settle()
+        _ = deliver(head)
+    }
+
+    /// Hands a final head on; `false` stops the transfer (a redirect whose body is not waited for).
+    private func deliver(_ head: ResponseHeadParser.Head) -> Bool {
+        if transport.readsConnectionID, let easy { connectionID = CurlMetrics.connectionID(of: easy) }
+        didReceive(head)
+        // A redirect followed whose body would end only with its connection: stop here
+        // (libcurl ends the transfer with a write error, which curlDone takes for the end).
+        if redirect != nil, CurlRedirects.bodyEndsWithConnection(head, method: request.httpMethod) {
+            abandonedRedirectBody = true
+            return false
+        }
+        return true
     }
 
     /// A final head. Handed on as Courier's own `HTTPResponse`, made straight from the parsed
@@ -230,6 +262,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
                                 httpVersion: HTTPVersion(statusLineVersion: parsed.version))
         // The same choice CurlRequestOptions made for CURLOPT_HTTP_CONTENT_DECODING.
         head.decodesContent = decodesContent
+        if !parsed.bytes.isEmpty { head.headBytes = Data(parsed.bytes) }
         countsEncodedBytes = head.arrivesDecoded
         let transfer = sink
         if (300...399).contains(parsed.statusCode),
@@ -248,6 +281,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// callback then pauses the transfer, and libcurl offers the same bytes again once
     /// ``resumeReceiving()`` has unpaused it.
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if heldHead != nil { deliverHeldHead() }
         guard redirect == nil, parser.hasHead, !bytes.isEmpty,
               let transfer = sink else { return true }
         return transfer.didReceive(bytes: bytes, encodedBytes: countsEncodedBytes ? encodedBytesReceived() : nil) == .accepted
@@ -301,6 +335,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// libcurl finished the transfer with `code`. Returns the request to follow when the response
     /// was a redirect the transfer agreed to; otherwise the task is over and reports it.
     func curlDone(code: Int32) -> URLRequest? {
+        if heldHead != nil { deliverHeldHead() }
         if code == CCURLE_OK || (code == CCURLE_WRITE_ERROR && abandonedRedirectBody), let next = redirect {
             if let easy { metrics.addRedirectHop(of: easy) }
             return next
