@@ -27,6 +27,12 @@ extension OptionTable {
         .flag("ntlm") { $0.libcurl.authMethods = .ntlm },
         .flag("negotiate") { $0.libcurl.authMethods = .negotiate },
         .flag("anyauth") { $0.libcurl.authMethods = .any },
+        // The same for the proxy (-U's credentials).
+        .flag("proxy-basic") { $0.libcurl.proxyAuthMethods = nil },
+        .flag("proxy-digest") { $0.libcurl.proxyAuthMethods = .digest },
+        .flag("proxy-ntlm") { $0.libcurl.proxyAuthMethods = .ntlm },
+        .flag("proxy-negotiate") { $0.libcurl.proxyAuthMethods = .negotiate },
+        .flag("proxy-anyauth") { $0.libcurl.proxyAuthMethods = .any },
         .value("time-cond", "z") { options, value, _ in options.timeCondition = value },
     ]
 }

@@ -117,7 +117,9 @@ extension Settings {
                      (libcurl.netrcFile != nil, "--netrc-file"), (libcurl.netrc == .optional, "--netrc-optional"),
                      (libcurl.netrc == .required, "--netrc"), (libcurl.authMethods == .digest, "--digest"),
                      (libcurl.authMethods == .ntlm, "--ntlm"), (libcurl.authMethods == .negotiate, "--negotiate"),
-                     (libcurl.authMethods == .any, "--anyauth")]
+                     (libcurl.authMethods == .any, "--anyauth"), (libcurl.proxyAuthMethods == .digest, "--proxy-digest"),
+                     (libcurl.proxyAuthMethods == .ntlm, "--proxy-ntlm"), (libcurl.proxyAuthMethods == .negotiate, "--proxy-negotiate"),
+                     (libcurl.proxyAuthMethods == .any, "--proxy-anyauth")]
         let option = given.first(where: \.0)?.1 ?? "a libcurl option"
         throw Failure(.notBuiltIn, "\(option) is done by libcurl, and the URLSession engine cannot pass it on: use the curl engine (--engine curl)")
     }

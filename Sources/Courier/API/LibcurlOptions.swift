@@ -58,6 +58,29 @@ public struct LibcurlOptions: Sendable, Hashable {
     /// for the server, sent as the method libcurl picks. Default: `nil`.
     public var credentials: String? = nil
 
+    /// `CURLOPT_PROXYAUTH` (curl's `--proxy-digest`, `--proxy-ntlm`, `--proxy-negotiate`,
+    /// `--proxy-anyauth`): the methods libcurl may use to log in to the proxy with
+    /// ``proxyCredentials``, answering its `407` challenge itself. `nil` leaves libcurl's default
+    /// (Basic). Default: `nil`.
+    ///
+    /// ```swift
+    /// var connection = ConnectionOptions()
+    /// connection.libcurl.proxyAuthMethods = .digest
+    /// connection.libcurl.proxyCredentials = "agent:secret"
+    /// ```
+    public var proxyAuthMethods: AuthMethods? = nil
+
+    /// Whether libcurl may answer a `401` itself: an ``authMethods`` beyond Basic (which sends
+    /// its credentials at once), so that a transfer can make more than one request.
+    var negotiatesAuthentication: Bool {
+        authMethods.map { !$0.subtracting(.basic).isEmpty } ?? false
+    }
+
+    /// The same for the proxy's `407` (``proxyAuthMethods``).
+    var negotiatesProxyAuthentication: Bool {
+        proxyAuthMethods.map { !$0.subtracting(.basic).isEmpty } ?? false
+    }
+
     /// Authentication methods for ``LibcurlOptions/authMethods``: libcurl's `CURLAUTH_…` bits.
     public struct AuthMethods: OptionSet, Sendable, Hashable {
         /// The `CURLAUTH_…` bits.

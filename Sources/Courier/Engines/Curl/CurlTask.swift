@@ -35,7 +35,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     private(set) var easy: OpaquePointer?
     private var headerList: OpaquePointer?
     private var parser = ResponseHeadParser()
-    /// A `401` head held back while libcurl may answer its challenge itself (``LibcurlOptions/authMethods``
+    /// A `401` (or a proxy's `407`) head held back while libcurl may answer its challenge itself (``LibcurlOptions/authMethods``
     /// other than Basic): libcurl decides only after the header callback has seen the head's end.
     /// Another status line means it did (the head was an interim one, its body skipped, as for a
     /// redirect it follows); body bytes or the transfer's end mean it is the response.
@@ -225,11 +225,19 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         }
     }
 
-    /// Whether libcurl may answer this head itself: a `401` challenge, with an authentication
-    /// method libcurl negotiates (Basic sends its credentials at once and answers nothing).
+    /// Whether libcurl may answer this head itself: a `401` (a proxy's `407`) challenge, with an
+    /// authentication method libcurl negotiates (Basic sends its credentials at once and answers
+    /// nothing); or, while it negotiates, a success that answered its empty first request.
     private func awaitsAnswerFromLibcurl(_ head: ResponseHeadParser.Head) -> Bool {
-        guard head.statusCode == 401, let methods = transport.settings.connection.libcurl.authMethods else { return false }
-        return !methods.subtracting(.basic).isEmpty
+        let libcurl = transport.settings.connection.libcurl
+        if (head.statusCode == 401 && libcurl.negotiatesAuthentication) || (head.statusCode == 407 && libcurl.negotiatesProxyAuthentication) {
+            return true
+        }
+        // A request with a body goes first without it (`Content-Length: 0`) while libcurl
+        // negotiates: a success answering that one is followed by the request with the body.
+        let negotiates = libcurl.negotiatesAuthentication || libcurl.negotiatesProxyAuthentication
+        if case .none = upload { return false }
+        return negotiates && head.statusCode < 300 && request.httpMethod != "HEAD"
     }
 
     /// The held `401` turned out to be the response (see ``heldHead``).
@@ -321,6 +329,22 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             guard let uploadFile else { return 0 }
             let count = systemRead(uploadFile.fileDescriptor, buffer.baseAddress, buffer.count)
             return count < 0 ? Int(CCURL_READFUNC_ABORT) : count
+        }
+    }
+
+    /// Moves the body back to `offset`, for libcurl to send it again (an authentication round);
+    /// `false` when it cannot be.
+    func rewind(to offset: Int64) -> Bool {
+        switch upload {
+        case .none:
+            return offset == 0
+        case let .data(data):
+            guard offset >= 0, offset <= data.count else { return false }
+            uploadOffset = Int(offset)
+            return true
+        case .file:
+            guard let uploadFile else { return false }
+            return (try? uploadFile.seek(toOffset: UInt64(max(offset, 0)))) != nil
         }
     }
 
