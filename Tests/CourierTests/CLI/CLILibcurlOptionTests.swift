@@ -160,6 +160,20 @@ final class CLILibcurlOptionTests: CLITestCase {
                                "as curl writes it (\(method))")
             }
         }
+        // A POST to a server that asks nothing: libcurl's first request goes empty, is answered,
+        // and the request with the body follows; curl writes both heads, the last body only.
+        server.route("/open") { request, writer in
+            writer.respond(status: 200, text: "open:" + String(decoding: request.body, as: UTF8.self))
+        }
+        let post = ["-s", "-i", "--digest", "-u", "robot:hunter2", "-d", "payload", server.url("/open").absoluteString]
+        let posted = try start(post).finish()
+        XCTAssertEqual(posted.stdoutText.components(separatedBy: "HTTP/1.1 200 OK\r\n").count, 3, posted.stdoutText)
+        XCTAssertTrue(posted.stdoutText.hasSuffix("\r\n\r\nopen:payload"), posted.stdoutText)
+        XCTAssertEqual(server.receivedRequests.filter { $0.path == "/open" }.map(\.body), [Data(), Data("payload".utf8)])
+        if let curl = try RealCurl.run(post) {
+            XCTAssertEqual(curl.stdoutText.replacingOccurrences(of: "Date: [^\r]*\r\n", with: "", options: .regularExpression),
+                           posted.stdoutText.replacingOccurrences(of: "Date: [^\r]*\r\n", with: "", options: .regularExpression))
+        }
         // --basic after --digest: courier's own Basic line again, no challenge round.
         server.resetStatistics()
         let basic = try courier("-s", "--digest", "--basic", "-u", "robot:hunter2", url)
