@@ -75,6 +75,7 @@ enum {
     CCURLOPT_PROXYUSERPWD = 10006,
     CCURLOPT_USERPWD = 10005,
     CCURLOPT_HTTPAUTH = 107,
+    CCURLOPT_USERAGENT = 10018,            // a tunnel's CONNECT (the request's own line is in the list)
     CCURLOPT_PROXYAUTH = 111,
     CCURLOPT_SEEKFUNCTION = 20167,         // 7.18.0: an authentication round sends the body again
     CCURLOPT_SEEKDATA = 10168,

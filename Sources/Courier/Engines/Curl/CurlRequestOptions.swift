@@ -38,7 +38,9 @@ enum CurlRequestOptions {
         // like any head, and it would be taken for the response. Set always: the proxy may come
         // from the environment, unknown here. A refused tunnel still ends the transfer with an
         // error, and CURLINFO_HTTP_CONNECTCODE keeps the proxy's status.
-        set(Int32(CCURLOPT_SUPPRESS_CONNECT_HEADERS), 1)
+        // A network that keeps heads as received (the CLI) gets the proxy's reply too, as curl
+        // writes it for -i: CurlTask tells it from the response by CURLINFO_HTTP_CONNECTCODE.
+        set(Int32(CCURLOPT_SUPPRESS_CONNECT_HEADERS), settings.connection.keepsHeadBytes ? 0 : 1)
 
         // Callbacks, all with the task as their context.
         options.set(Int32(CCURLOPT_HEADERFUNCTION), curlHeaderCallback)
@@ -178,6 +180,11 @@ enum CurlRequestOptions {
         }
 
         if let proxies = settings.proxies {
+            // A tunnel's CONNECT carries libcurl's own User-Agent line, not the list's (which
+            // goes to the server only): the same value, as curl sends it to the proxy too.
+            if let agent = fields.first(where: { named($0.name, "User-Agent") })?.value, agent != removedHeader, !agent.isEmpty {
+                set(Int32(CCURLOPT_USERAGENT), agent)
+            }
             // An empty proxy turns libcurl's reading of the environment off.
             let proxy = proxies.proxy(for: request.url)
             set(Int32(CCURLOPT_PROXY), proxy?.host ?? "")

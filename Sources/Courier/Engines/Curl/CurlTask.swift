@@ -167,6 +167,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         self.easy = easy
         connectionID = nil
         parser = ResponseHeadParser(keepsBytes: transport.settings.connection.keepsHeadBytes)
+        connectCodeAtStatusLine = 0
         heldHead = nil
         redirect = nil
         abandonedRedirectBody = false
@@ -206,8 +207,14 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     // MARK: - Loop thread: libcurl's callbacks
 
+    /// The proxy's status for the tunnel when the current head's status line came (see
+    /// ``isTunnelHead()``); only read where heads are kept as received.
+    private var connectCodeAtStatusLine = 0
+
     /// One header line of the response.
     func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        let readsTunnelHeads = transport.settings.connection.keepsHeadBytes
+        if readsTunnelHeads, line.starts(with: Self.statusLinePrefix) { connectCodeAtStatusLine = connectCode() }
         switch parser.consume(line) {
         case .pending:
             return true
@@ -215,6 +222,11 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             protocolFailure = reason
             return false   // libcurl ends the transfer with a write error; curlDone reports the reason
         case let .head(head):
+            if readsTunnelHeads, isTunnelHead() {
+                // The proxy's reply to CONNECT: written before the response, as curl does.
+                parser.reopen(after: head)
+                return true
+            }
             heldHead = nil
             if awaitsAnswerFromLibcurl(head) {
                 heldHead = head
@@ -224,6 +236,22 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             return deliver(head)
         }
     }
+
+    /// Whether the head that just ended was the proxy's reply to `CONNECT` (heads are not
+    /// suppressed where they are kept: see CurlRequestOptions). libcurl hands each line over
+    /// before it reads it, and stores the proxy's status on reading the status line: a status
+    /// that changed between the head's first line and its end is the proxy's.
+    private func isTunnelHead() -> Bool {
+        connectCode() != connectCodeAtStatusLine
+    }
+
+    private func connectCode() -> Int {
+        var code = 0
+        if let easy { _ = ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_HTTP_CONNECTCODE), &code) }
+        return code
+    }
+
+    private static let statusLinePrefix = Array("HTTP/".utf8)
 
     /// Whether libcurl may answer this head itself: a `401` (a proxy's `407`) challenge, with an
     /// authentication method libcurl negotiates (Basic sends its credentials at once and answers
