@@ -54,4 +54,39 @@ final class CLIReceivedHeadTests: CLITestCase {
             XCTAssertTrue(written.hasPrefix("HTTP/1.1 200 OK\r\n") && written.hasSuffix("\r\n\r\n"), written)
         }
     }
+
+    func testTheHeadsOfTooManyRedirectsAreWrittenBeforeTheFailure() throws {
+        let server = try makeServer()
+        server.route("/loop") { _, writer in
+            writer.respond(status: 301, headers: ["Location": "/loop"], text: "again")
+        }
+        let arguments = ["-s", "-i", "-L", "--max-redirs", "2", server.url("/loop").absoluteString]
+        let result = try start(arguments).finish()
+        XCTAssertEqual(result.status, 47, result.stderrText)
+        // The two followed and the one that was one too many, as curl writes them; no body.
+        XCTAssertEqual(result.stdoutText.components(separatedBy: "HTTP/1.1 301 Moved Permanently\r\n").count, 4, result.stdoutText)
+        XCTAssertFalse(result.stdoutText.contains("again"), result.stdoutText)
+        // Byte for byte on the curl engine (URLSession hands the fields over in its own order).
+        if usesCurl, let curl = try RealCurl.run(arguments) {
+            XCTAssertEqual(curl.status, 47)
+            let undated = { (text: String) in text.replacingOccurrences(of: "Date: [^\r]*\r\n", with: "", options: .regularExpression) }
+            XCTAssertEqual(undated(curl.stdoutText), undated(result.stdoutText), "as curl writes them")
+        }
+    }
+
+    func testAResumeOfAFinishedFileWritesThe416Head() throws {
+        let server = try makeServer()
+        server.route("/done") { _, writer in
+            writer.respond(status: 416, headers: ["Content-Range": "bytes */5"], text: "")
+        }
+        let folder = try makeTemporaryDirectory()
+        let file = folder.appendingPathComponent("file")
+        try Data("12345".utf8).write(to: file)
+        let result = try courier("-s", "-i", "-C", "-", "-o", file.path, server.url("/done").absoluteString)
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        // curl appends the head (-i) to the file, which is otherwise left as it was.
+        let written = try String(contentsOf: file, encoding: .utf8)
+        XCTAssertTrue(written.hasPrefix("12345HTTP/1.1 416 "), written)
+        XCTAssertTrue(written.hasSuffix("\r\n\r\n"), written)
+    }
 }
