@@ -173,6 +173,9 @@ int ccurl_easy_setopt_data_callback(ccurl_easy *easy, int option, ccurl_data_cal
 int ccurl_easy_setopt_progress_callback(ccurl_easy *easy, int option, ccurl_progress_callback callback) {
     return curl.easy_setopt(easy, option, callback);
 }
+int ccurl_easy_setopt_seek_callback(ccurl_easy *easy, int option, ccurl_seek_callback callback) {
+    return curl.easy_setopt(easy, option, callback);
+}
 int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value) {
     return curl.easy_getinfo(easy, info, value);
 }

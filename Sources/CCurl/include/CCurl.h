@@ -17,6 +17,7 @@ typedef struct ccurl_slist ccurl_slist;   // struct curl_slist
 typedef long long ccurl_off_t;            // curl_off_t (64-bit on every platform Courier supports)
 
 typedef size_t (*ccurl_data_callback)(char *buffer, size_t size, size_t count, void *context);
+typedef int (*ccurl_seek_callback)(void *context, ccurl_off_t offset, int origin);
 typedef int (*ccurl_progress_callback)(void *context, ccurl_off_t download_total, ccurl_off_t downloaded,
                                        ccurl_off_t upload_total, ccurl_off_t uploaded);
 
@@ -72,6 +73,14 @@ enum {
     CCURLOPT_REDIR_PROTOCOLS_STR = 10319,  // 7.85.0+
     // LibcurlOptions, passed through (all older than 7.68.0; CONNECT_TO is 7.49.0).
     CCURLOPT_PROXYUSERPWD = 10006,
+    CCURLOPT_USERPWD = 10005,
+    CCURLOPT_HTTPAUTH = 107,
+    CCURLOPT_USERAGENT = 10018,            // a tunnel's CONNECT (the request's own line is in the list)
+    CCURLOPT_PROXYAUTH = 111,
+    CCURLOPT_SEEKFUNCTION = 20167,         // 7.18.0: an authentication round sends the body again
+    CCURLOPT_SEEKDATA = 10168,
+    CCURLOPT_UPLOAD = 46,                  // a PUT in an authentication round (LibcurlOptions.authMethods)
+    CCURLOPT_INFILESIZE_LARGE = 30115,
     CCURLOPT_NETRC = 51,
     CCURLOPT_NETRC_FILE = 10118,
     CCURLOPT_NOPROXY = 10177,
@@ -209,6 +218,7 @@ int ccurl_easy_setopt_pointer(ccurl_easy *easy, int option, const void *value);
 int ccurl_easy_setopt_offset(ccurl_easy *easy, int option, ccurl_off_t value);
 int ccurl_easy_setopt_data_callback(ccurl_easy *easy, int option, ccurl_data_callback callback);
 int ccurl_easy_setopt_progress_callback(ccurl_easy *easy, int option, ccurl_progress_callback callback);
+int ccurl_easy_setopt_seek_callback(ccurl_easy *easy, int option, ccurl_seek_callback callback);
 int ccurl_easy_getinfo_long(ccurl_easy *easy, int info, long *value);
 int ccurl_easy_getinfo_pointer(ccurl_easy *easy, int info, void **value);
 int ccurl_easy_getinfo_offset(ccurl_easy *easy, int info, ccurl_off_t *value);

@@ -52,6 +52,7 @@ struct TransferAttempt {
             try headerDump?.write(heads)
             if resumeOffset > 0, response.statusCode == 416 {
                 skipsBody = true   // complete already: curl ignores this body, and succeeds (even with -f)
+                if plan.includeHeaders || plan.headOnly { try output.begin(response, head: heads) }   // but writes the head (-i)
                 return
             }
             if plan.settings.fail, response.statusCode >= 400 {
@@ -65,6 +66,7 @@ struct TransferAttempt {
                     break
                 case .complete:
                     skipsBody = true
+                    if plan.includeHeaders || plan.headOnly { try output.begin(response, head: heads) }
                     return
                 case .refused:
                     throw refusedResume(response)
@@ -97,8 +99,24 @@ struct TransferAttempt {
             outcome.failure = failure
         case let .failure(error):
             outcome.failure = failure(error)
+            writeRedirectHeadsLeft(error)
         }
         return outcome
+    }
+
+    /// The heads of the redirects followed before a failure that came with no response, and of
+    /// the redirect not followed (too many, or to a scheme refused): curl has written them by
+    /// then, to -D's file and, with -i, the output.
+    private func writeRedirectHeadsLeft(_ error: any Error) {
+        var redirects = record.takeUnwrittenRedirectHeads()
+        switch error as? NetworkError {
+        case let .tooManyRedirects(response)?, let .unsupportedRedirect(_, response)?: redirects.append(response)
+        default: break
+        }
+        guard let last = redirects.last else { return }
+        let heads = redirects.map(HeadText.bytes(of:)).reduce(Data(), +)
+        try? headerDump?.write(heads)
+        if plan.includeHeaders || plan.headOnly { try? output.begin(last, head: heads) }
     }
 
     /// The request of this attempt: the plan's, to this transfer's URL, with `Range` to resume.

@@ -9,8 +9,13 @@ import Foundation
 /// `HTTP/1.1 <status> <standard phrase>` (see ``ReasonPhrase``): what most servers send, not
 /// necessarily what this one did. HTTP/2 and 3 have no reason phrase: `HTTP/2 200 `, as curl
 /// writes it.
+///
+/// On the curl engine the response carries the bytes as they arrived (``HTTPResponse/headBytes``:
+/// LF-only lines, the server's reason phrase and spacing, the `1xx` heads before it), and those
+/// are written instead, as curl writes them.
 enum HeadText {
     static func bytes(of response: HTTPResponse) -> Data {
+        if let received = response.headBytes { return received }
         var text = statusLine(of: response.statusCode, version: response.httpVersion) + "\r\n"
         for field in response.headers.fields {
             text += "\(field.name): \(field.value)\r\n"

@@ -20,8 +20,19 @@ extension OptionTable {
             // curl: --netrc-file implies --netrc unless --netrc-optional says otherwise.
             if options.libcurl.netrc == .ignored { options.libcurl.netrc = .required }
         },
-        // Basic is what -u sends already: curl's --basic asks for it.
-        .flag("basic") { _ in },
+        // Basic is what -u sends already (courier's own header): curl's --basic asks for it.
+        // The others are libcurl's, which answers the server's challenge; the last one given wins.
+        .flag("basic") { $0.libcurl.authMethods = nil },
+        .flag("digest") { $0.libcurl.authMethods = .digest },
+        .flag("ntlm") { $0.libcurl.authMethods = .ntlm },
+        .flag("negotiate") { $0.libcurl.authMethods = .negotiate },
+        .flag("anyauth") { $0.libcurl.authMethods = .any },
+        // The same for the proxy (-U's credentials).
+        .flag("proxy-basic") { $0.libcurl.proxyAuthMethods = nil },
+        .flag("proxy-digest") { $0.libcurl.proxyAuthMethods = .digest },
+        .flag("proxy-ntlm") { $0.libcurl.proxyAuthMethods = .ntlm },
+        .flag("proxy-negotiate") { $0.libcurl.proxyAuthMethods = .negotiate },
+        .flag("proxy-anyauth") { $0.libcurl.proxyAuthMethods = .any },
         .value("time-cond", "z") { options, value, _ in options.timeCondition = value },
     ]
 }

@@ -34,7 +34,7 @@ struct RequestHeaders: Sendable, Equatable {
                 set(name, value)
             }
         }
-        switch (options.user, options.bearer) {
+        switch (options.libcurl.authMethods == nil ? options.user : nil, options.bearer) {
         case (nil, nil):
             authentication = nil
         case let (user?, nil):

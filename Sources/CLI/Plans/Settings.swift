@@ -84,6 +84,10 @@ struct Settings: Sendable {
         connection.idleTimeout = .infinity
         connection.connectTimeout = options.connectTimeout
         connection.libcurl = options.libcurl
+        // -i, -D and -v write the heads as received (HeadText): the curl engine keeps their bytes.
+        connection.keepsHeadBytes = true
+        // -u with --digest, --ntlm, --negotiate or --anyauth: libcurl logs in (RequestHeaders sends no Basic line then).
+        if options.libcurl.authMethods != nil { connection.libcurl.credentials = options.user }
         try Self.checkLibcurlOptions(options.libcurl, engine: engine)
 
         if options.clientKey != nil, options.clientCertificate == nil { throw .usage("--key needs --cert") }
@@ -111,7 +115,11 @@ extension Settings {
                      (libcurl.noProxy != nil, "--noproxy"), (libcurl.proxyTunnel, "--proxytunnel"),
                      (libcurl.proxyCredentials != nil, "--proxy-user"), (libcurl.requestsTransferEncoding, "--tr-encoding"),
                      (libcurl.netrcFile != nil, "--netrc-file"), (libcurl.netrc == .optional, "--netrc-optional"),
-                     (libcurl.netrc == .required, "--netrc")]
+                     (libcurl.netrc == .required, "--netrc"), (libcurl.authMethods == .digest, "--digest"),
+                     (libcurl.authMethods == .ntlm, "--ntlm"), (libcurl.authMethods == .negotiate, "--negotiate"),
+                     (libcurl.authMethods == .any, "--anyauth"), (libcurl.proxyAuthMethods == .digest, "--proxy-digest"),
+                     (libcurl.proxyAuthMethods == .ntlm, "--proxy-ntlm"), (libcurl.proxyAuthMethods == .negotiate, "--proxy-negotiate"),
+                     (libcurl.proxyAuthMethods == .any, "--proxy-anyauth")]
         let option = given.first(where: \.0)?.1 ?? "a libcurl option"
         throw Failure(.notBuiltIn, "\(option) is done by libcurl, and the URLSession engine cannot pass it on: use the curl engine (--engine curl)")
     }

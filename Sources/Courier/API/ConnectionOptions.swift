@@ -41,6 +41,10 @@ public struct ConnectionOptions: Sendable, Hashable {
     /// libcurl features passed through as they are (`--resolve`, `--connect-to`, `--noproxy`,
     /// `-p`, `-U`, `--tr-encoding`, `.netrc`): see ``LibcurlOptions``. Default: none of them.
     public var libcurl = LibcurlOptions()
+    /// Whether the curl engine keeps each response head's bytes as they arrived
+    /// (``HTTPResponse/headBytes``), for the CLI, which writes them as curl does. Default: `false`
+    /// (no response pays for the copy); URLSession never has them.
+    package var keepsHeadBytes = false
 
     /// HTTP/2 where the server offers it, TCP, no limits: unless given otherwise.
     ///
@@ -72,6 +76,7 @@ public struct ConnectionOptions: Sendable, Hashable {
         var wire = self
         wire.idleTimeout = nil
         wire.connectTimeout = nil
+        wire.keepsHeadBytes = false
         return wire != ConnectionOptions()
     }
 

@@ -43,6 +43,66 @@ public struct LibcurlOptions: Sendable, Hashable {
     /// `CURLOPT_NETRC_FILE` (curl's `--netrc-file`): the `.netrc` file to read instead of
     /// `~/.netrc`. Default: `nil`.
     public var netrcFile: String?
+    /// `CURLOPT_HTTPAUTH` (curl's `--digest`, `--ntlm`, `--negotiate`, `--anyauth`): the methods
+    /// libcurl may use to log in to the server with ``credentials``. libcurl answers the server's
+    /// `401` challenge itself, within the same request: the response is the one after it. `nil`
+    /// leaves libcurl's default (Basic). Default: `nil`.
+    ///
+    /// ```swift
+    /// var connection = ConnectionOptions()
+    /// connection.libcurl.authMethods = .digest
+    /// connection.libcurl.credentials = "user:secret"
+    /// ```
+    public var authMethods: AuthMethods? = nil
+    /// `CURLOPT_USERPWD` (curl's `-u` given with one of the ``authMethods``): `user:password`
+    /// for the server, sent as the method libcurl picks. Default: `nil`.
+    public var credentials: String? = nil
+
+    /// `CURLOPT_PROXYAUTH` (curl's `--proxy-digest`, `--proxy-ntlm`, `--proxy-negotiate`,
+    /// `--proxy-anyauth`): the methods libcurl may use to log in to the proxy with
+    /// ``proxyCredentials``, answering its `407` challenge itself. `nil` leaves libcurl's default
+    /// (Basic). Default: `nil`.
+    ///
+    /// ```swift
+    /// var connection = ConnectionOptions()
+    /// connection.libcurl.proxyAuthMethods = .digest
+    /// connection.libcurl.proxyCredentials = "agent:secret"
+    /// ```
+    public var proxyAuthMethods: AuthMethods? = nil
+
+    /// Whether libcurl may answer a `401` itself: an ``authMethods`` beyond Basic (which sends
+    /// its credentials at once), so that a transfer can make more than one request.
+    var negotiatesAuthentication: Bool {
+        authMethods.map { !$0.subtracting(.basic).isEmpty } ?? false
+    }
+
+    /// The same for the proxy's `407` (``proxyAuthMethods``).
+    var negotiatesProxyAuthentication: Bool {
+        proxyAuthMethods.map { !$0.subtracting(.basic).isEmpty } ?? false
+    }
+
+    /// Authentication methods for ``LibcurlOptions/authMethods``: libcurl's `CURLAUTH_…` bits.
+    public struct AuthMethods: OptionSet, Sendable, Hashable {
+        /// The `CURLAUTH_…` bits.
+        public let rawValue: Int
+
+        /// Methods from `CURLAUTH_…` bits.
+        public init(rawValue: Int) {
+            self.rawValue = rawValue
+        }
+
+        /// Basic (`CURLAUTH_BASIC`).
+        public static let basic = AuthMethods(rawValue: 1 << 0)
+        /// Digest (`CURLAUTH_DIGEST`, curl's `--digest`).
+        public static let digest = AuthMethods(rawValue: 1 << 1)
+        /// SPNEGO (`CURLAUTH_NEGOTIATE`, curl's `--negotiate`), where libcurl is built with it.
+        public static let negotiate = AuthMethods(rawValue: 1 << 2)
+        /// NTLM (`CURLAUTH_NTLM`, curl's `--ntlm`), where libcurl is built with it.
+        public static let ntlm = AuthMethods(rawValue: 1 << 3)
+        /// Whichever the server offers that libcurl has, the safest first (`CURLAUTH_ANY`,
+        /// curl's `--anyauth`): libcurl first asks without credentials to learn them.
+        public static let any = AuthMethods(rawValue: ~(1 << 4))
+    }
 
     /// How a `.netrc` file is used (libcurl's `CURL_NETRC_…` values).
     public enum Netrc: Int, Sendable, Hashable, CaseIterable {

@@ -47,6 +47,11 @@ public struct HTTPResponse: Sendable, Hashable {
     /// ``CacheStatus/revalidated``, ``CacheStatus/staleAfterError``) or from the server
     /// (``CacheStatus/network``, also where the network has no cache). Not part of equality.
     public var cacheStatus: CacheStatus = .network
+    /// The head's lines as they arrived (status line, fields, the empty line, each with its own
+    /// line ending), the interim heads before it (`100 Continue`, a challenge libcurl answered)
+    /// first: what curl's `-i` and `-D` write. Set by the curl engine when the network keeps
+    /// them (``ConnectionOptions/keepsHeadBytes``); `nil` otherwise. Not part of equality.
+    package var headBytes: Data?
 
     /// Creates a response value, e.g. for tests or a stub transport.
     public init(statusCode: Int, headers: HTTPHeaders = [:], url: URL? = nil, body: Data = Data(),

@@ -132,4 +132,53 @@ final class CLILibcurlOptionTests: CLITestCase {
             XCTAssertNil(request.header("If-Modified-Since"))
         }
     }
+
+    func testDigestAndAnyauthLetLibcurlAnswerTheChallenge() throws {
+        let server = try makeServer()
+        server.routeDigestLogin("/login")
+        let url = server.url("/login").absoluteString
+        guard usesCurl else {
+            try assertRefused(["--digest", "-u", "robot:hunter2", url], naming: "--digest", on: server)
+            try assertRefused(["--anyauth", "-u", "robot:hunter2", url], naming: "--anyauth", on: server)
+            try assertRefused(["--ntlm", "-u", "robot:hunter2", url], naming: "--ntlm", on: server)
+            return
+        }
+        for method in ["--digest", "--anyauth"] {
+            let arguments = ["-s", "-i", method, "-u", "robot:hunter2", url]
+            let result = try start(arguments).finish()
+            XCTAssertEqual(result.status, 0, result.stderrText)
+            // Both heads, as curl writes them; only the answer's body.
+            XCTAssertTrue(result.stdoutText.hasPrefix("HTTP/1.1 401 "), result.stdoutText)
+            XCTAssertTrue(result.stdoutText.contains("\r\n\r\nHTTP/1.1 200 OK\r\n"), result.stdoutText)
+            XCTAssertTrue(result.stdoutText.hasSuffix("\r\n\r\nwelcome"), result.stdoutText)
+            XCTAssertFalse(result.stdoutText.contains("denied"), result.stdoutText)
+            let login = try lastRequest(to: "/login", on: server)
+            XCTAssertTrue(login.header("Authorization")?.hasPrefix("Digest username=\"robot\"") ?? false, "\(method)")
+            if let curl = try RealCurl.run(arguments) {
+                XCTAssertEqual(curl.stdoutText.replacingOccurrences(of: "Date: [^\r]*\r\n", with: "", options: .regularExpression),
+                               result.stdoutText.replacingOccurrences(of: "Date: [^\r]*\r\n", with: "", options: .regularExpression),
+                               "as curl writes it (\(method))")
+            }
+        }
+        // A POST to a server that asks nothing: libcurl's first request goes empty, is answered,
+        // and the request with the body follows; curl writes both heads, the last body only.
+        server.route("/open") { request, writer in
+            writer.respond(status: 200, text: "open:" + String(decoding: request.body, as: UTF8.self))
+        }
+        let post = ["-s", "-i", "--digest", "-u", "robot:hunter2", "-d", "payload", server.url("/open").absoluteString]
+        let posted = try start(post).finish()
+        XCTAssertEqual(posted.stdoutText.components(separatedBy: "HTTP/1.1 200 OK\r\n").count, 3, posted.stdoutText)
+        XCTAssertTrue(posted.stdoutText.hasSuffix("\r\n\r\nopen:payload"), posted.stdoutText)
+        XCTAssertEqual(server.receivedRequests.filter { $0.path == "/open" }.map(\.body), [Data(), Data("payload".utf8)])
+        if let curl = try RealCurl.run(post) {
+            XCTAssertEqual(curl.stdoutText.replacingOccurrences(of: "Date: [^\r]*\r\n", with: "", options: .regularExpression),
+                           posted.stdoutText.replacingOccurrences(of: "Date: [^\r]*\r\n", with: "", options: .regularExpression))
+        }
+        // --basic after --digest: courier's own Basic line again, no challenge round.
+        server.resetStatistics()
+        let basic = try courier("-s", "--digest", "--basic", "-u", "robot:hunter2", url)
+        XCTAssertEqual(basic.stdoutText, "denied")
+        XCTAssertEqual(try lastRequest(to: "/login", on: server).header("Authorization"), "Basic cm9ib3Q6aHVudGVyMg==")
+        XCTAssertEqual(server.requestCount, 1)
+    }
 }

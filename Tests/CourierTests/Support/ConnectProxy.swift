@@ -39,6 +39,7 @@ final class ConnectProxy: @unchecked Sendable {
     private var liveThreads = 0
     private var open: [ObjectIdentifier: TestServerSocket] = [:]
     private var requestLines: [String] = []
+    private var heads: [String] = []
 
     init(mode: Mode = .tunnel) throws {
         self.mode = mode
@@ -63,6 +64,13 @@ final class ConnectProxy: @unchecked Sendable {
         state.lock()
         defer { state.unlock() }
         return requestLines
+    }
+
+    /// The whole heads of the `CONNECT`s received (request line and fields), in order.
+    var connectHeads: [String] {
+        state.lock()
+        defer { state.unlock() }
+        return heads
     }
 
     /// Stops accepting, shuts every socket down and waits (at most `timeout` seconds) for the
@@ -140,6 +148,7 @@ final class ConnectProxy: @unchecked Sendable {
         let requestLine = head.split(separator: "\r\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         state.lock()
         requestLines.append(requestLine)
+        heads.append(head)
         state.unlock()
         let parts = requestLine.split(separator: " ")
         guard parts.count == 3, parts[0] == "CONNECT", let target = Self.loopbackPort(of: String(parts[1])) else {

@@ -47,6 +47,11 @@ struct CurlOptionSetter {
         record(option, ccurl_easy_setopt_progress_callback(easy, option, callback))
     }
 
+    mutating func set(_ option: Int32, _ callback: ccurl_seek_callback) {
+        guard refusal == nil else { return }
+        record(option, ccurl_easy_setopt_seek_callback(easy, option, callback))
+    }
+
     private mutating func record(_ option: Int32, _ code: Int32) {
         if code != 0 { refusal = (option, code) }
     }

@@ -13,6 +13,9 @@ enum CurlPassThrough {
         if libcurl.requestsTransferEncoding { options.set(Int32(CCURLOPT_TRANSFER_ENCODING), 1) }
         if libcurl.netrc != .ignored { options.set(Int32(CCURLOPT_NETRC), libcurl.netrc.rawValue) }
         if let file = libcurl.netrcFile { options.set(Int32(CCURLOPT_NETRC_FILE), file) }
+        if let methods = libcurl.authMethods { options.set(Int32(CCURLOPT_HTTPAUTH), methods.rawValue) }
+        if let methods = libcurl.proxyAuthMethods { options.set(Int32(CCURLOPT_PROXYAUTH), methods.rawValue) }
+        if let credentials = libcurl.credentials { options.set(Int32(CCURLOPT_USERPWD), credentials) }
     }
 }
 

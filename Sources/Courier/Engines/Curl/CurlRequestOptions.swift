@@ -38,7 +38,9 @@ enum CurlRequestOptions {
         // like any head, and it would be taken for the response. Set always: the proxy may come
         // from the environment, unknown here. A refused tunnel still ends the transfer with an
         // error, and CURLINFO_HTTP_CONNECTCODE keeps the proxy's status.
-        set(Int32(CCURLOPT_SUPPRESS_CONNECT_HEADERS), 1)
+        // A network that keeps heads as received (the CLI) gets the proxy's reply too, as curl
+        // writes it for -i: CurlTask tells it from the response by CURLINFO_HTTP_CONNECTCODE.
+        set(Int32(CCURLOPT_SUPPRESS_CONNECT_HEADERS), settings.connection.keepsHeadBytes ? 0 : 1)
 
         // Callbacks, all with the task as their context.
         options.set(Int32(CCURLOPT_HEADERFUNCTION), curlHeaderCallback)
@@ -48,6 +50,7 @@ enum CurlRequestOptions {
 
         // Method and body.
         let method = request.httpMethod ?? "GET"
+        let negotiatesAuth = settings.connection.libcurl.negotiatesAuthentication || settings.connection.libcurl.negotiatesProxyAuthentication
         let bodyLength: Int64?
         switch upload {
         case .none: bodyLength = nil
@@ -62,14 +65,26 @@ enum CurlRequestOptions {
         if method == "HEAD" {
             set(Int32(CCURLOPT_NOBODY), 1)
         } else if let bodyLength {
-            set(Int32(CCURLOPT_POST), 1)
-            options.set(Int32(CCURLOPT_POSTFIELDSIZE_LARGE), offset: bodyLength)
+            if negotiatesAuth, method == "PUT" {
+                // libcurl's own PUT, as curl's -T: its first, empty request of an authentication
+                // round then goes with `Content-Length: 0` and without `Expect` (see below).
+                set(Int32(CCURLOPT_UPLOAD), 1)
+                options.set(Int32(CCURLOPT_INFILESIZE_LARGE), offset: bodyLength)
+            } else {
+                set(Int32(CCURLOPT_POST), 1)
+                options.set(Int32(CCURLOPT_POSTFIELDSIZE_LARGE), offset: bodyLength)
+            }
             options.set(Int32(CCURLOPT_READFUNCTION), curlReadCallback)
             options.set(Int32(CCURLOPT_READDATA), pointer: context)
+            if negotiatesAuth {
+                // libcurl may send the body, get a challenge, and send it again (--anyauth).
+                options.set(Int32(CCURLOPT_SEEKFUNCTION), curlSeekCallback)
+                options.set(Int32(CCURLOPT_SEEKDATA), pointer: context)
+            }
             set(Int32(CCURLOPT_NOPROGRESS), 0)
             options.set(Int32(CCURLOPT_XFERINFOFUNCTION), curlProgressCallback)
             options.set(Int32(CCURLOPT_XFERINFODATA), pointer: context)
-            if method != "POST" { set(Int32(CCURLOPT_CUSTOMREQUEST), method) }
+            if method != "POST", !(negotiatesAuth && method == "PUT") { set(Int32(CCURLOPT_CUSTOMREQUEST), method) }
         } else if method == "GET" {
             set(Int32(CCURLOPT_HTTPGET), 1)
         } else {
@@ -109,7 +124,21 @@ enum CurlRequestOptions {
             set(Int32(CCURLOPT_HTTP_CONTENT_DECODING), decodes ? 1 : 0)   // libcurl 7.16.2+
             fields.insert(("Accept-Encoding", encoding.isEmpty ? settings.features.acceptEncodingOffer : encoding), at: 0)
         }
-        if bodyLength != nil, method != "HEAD", !fields.contains(where: { named($0.name, "Content-Type") }) {
+        // libcurl answers a challenge itself (LibcurlOptions.authMethods beyond Basic), and its
+        // first request may go with an empty body: `Content-Length: 0`, no `Expect`, a list's
+        // own length skipped. It writes those lines right only when the list leaves them to it,
+        // so there the body's length, its `Expect` and the form type POST sends by default
+        // (which libcurl writes itself, after the length) are libcurl's, as in curl.
+        var leavesTypeToLibcurl = false
+        if negotiatesAuth, bodyLength != nil {
+            fields.removeAll { named($0.name, "Expect") && $0.value.lowercased() == "100-continue" }
+            leavesTypeToLibcurl = method == "PUT"   // libcurl's PUT sends no type of its own
+            if method == "POST", fields.contains(where: { named($0.name, "Content-Type") && $0.value == "application/x-www-form-urlencoded" }) {
+                fields.removeAll { named($0.name, "Content-Type") }
+                leavesTypeToLibcurl = true
+            }
+        }
+        if bodyLength != nil, !leavesTypeToLibcurl, method != "HEAD", !fields.contains(where: { named($0.name, "Content-Type") }) {
             // A body sent without a media type (RequestBody.untypedFile) goes without one:
             // CURLOPT_POST would otherwise label it application/x-www-form-urlencoded.
             fields.append(("Content-Type", CurlRequestOptions.removedHeader))
@@ -119,13 +148,13 @@ enum CurlRequestOptions {
         // line would only be one more entry for libcurl to look through for each header it adds.
         // A request that names its own `Expect` (`100-continue`: curl's uploads) keeps it, and
         // libcurl then waits for the `100` as curl does.
-        if bodyLength != nil, !fields.contains(where: { named($0.name, "Expect") }) { fields.append(("Expect", "")) }
+        if bodyLength != nil, !negotiatesAuth, !fields.contains(where: { named($0.name, "Expect") }) { fields.append(("Expect", "")) }
         // Through an HTTP proxy, libcurl's Proxy-Connection line in curl's place (CurlProxyConnection).
         let toHTTPProxy = settings.proxies != nil && CurlProxyConnection.applies(to: request.url, settings: settings)
         if toHTTPProxy, !fields.contains(where: { named($0.name, "Proxy-Connection") }) {
             fields.append(("Proxy-Connection", "Keep-Alive"))
         }
-        CurlHeaderOrder.arrange(&fields, bodyLength: method == "HEAD" ? nil : bodyLength)
+        CurlHeaderOrder.arrange(&fields, bodyLength: method == "HEAD" || negotiatesAuth ? nil : bodyLength)
         if let old = headers { ccurl_slist_free_all(old) }
         headers = nil
         for (name, value) in fields {
@@ -151,6 +180,11 @@ enum CurlRequestOptions {
         }
 
         if let proxies = settings.proxies {
+            // A tunnel's CONNECT carries libcurl's own User-Agent line, not the list's (which
+            // goes to the server only): the same value, as curl sends it to the proxy too.
+            if let agent = fields.first(where: { named($0.name, "User-Agent") })?.value, agent != removedHeader, !agent.isEmpty {
+                set(Int32(CCURLOPT_USERAGENT), agent)
+            }
             // An empty proxy turns libcurl's reading of the environment off.
             let proxy = proxies.proxy(for: request.url)
             set(Int32(CCURLOPT_PROXY), proxy?.host ?? "")
@@ -209,6 +243,11 @@ private let curlWriteCallback: ccurl_data_callback = { buffer, size, count, cont
 private let curlReadCallback: ccurl_data_callback = { buffer, size, count, context in
     let length = size * count
     return task(context).read(into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
+}
+
+private let curlSeekCallback: ccurl_seek_callback = { context, offset, _ in
+    // libcurl seeks from the start only (SEEK_SET): CURL_SEEKFUNC_OK 0, CURL_SEEKFUNC_CANTSEEK 2.
+    task(context).rewind(to: Int64(offset)) ? 0 : 2
 }
 
 private let curlProgressCallback: ccurl_progress_callback = { context, _, _, uploadTotal, uploaded in

@@ -35,6 +35,11 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     private(set) var easy: OpaquePointer?
     private var headerList: OpaquePointer?
     private var parser = ResponseHeadParser()
+    /// A `401` (or a proxy's `407`) head held back while libcurl may answer its challenge itself (``LibcurlOptions/authMethods``
+    /// other than Basic): libcurl decides only after the header callback has seen the head's end.
+    /// Another status line means it did (the head was an interim one, its body skipped, as for a
+    /// redirect it follows); body bytes or the transfer's end mean it is the response.
+    private var heldHead: ResponseHeadParser.Head?
     /// Where the current response redirects to, when the transfer follows it: its body is skipped.
     private var redirect: URLRequest?
     /// Set when the redirect's body was left unread (``CurlRedirects/bodyEndsWithConnection(_:method:)``).
@@ -161,7 +166,9 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         }
         self.easy = easy
         connectionID = nil
-        parser = ResponseHeadParser()
+        parser = ResponseHeadParser(keepsBytes: transport.settings.connection.keepsHeadBytes)
+        connectCodeAtStatusLine = 0
+        heldHead = nil
         redirect = nil
         abandonedRedirectBody = false
         protocolFailure = nil
@@ -200,8 +207,14 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     // MARK: - Loop thread: libcurl's callbacks
 
+    /// The proxy's status for the tunnel when the current head's status line came (see
+    /// ``isTunnelHead()``); only read where heads are kept as received.
+    private var connectCodeAtStatusLine = 0
+
     /// One header line of the response.
     func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        let readsTunnelHeads = transport.settings.connection.keepsHeadBytes
+        if readsTunnelHeads, line.starts(with: Self.statusLinePrefix) { connectCodeAtStatusLine = connectCode() }
         switch parser.consume(line) {
         case .pending:
             return true
@@ -209,16 +222,71 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             protocolFailure = reason
             return false   // libcurl ends the transfer with a write error; curlDone reports the reason
         case let .head(head):
-            if transport.readsConnectionID, let easy { connectionID = CurlMetrics.connectionID(of: easy) }
-            didReceive(head)
-            // A redirect followed whose body would end only with its connection: stop here
-            // (libcurl ends the transfer with a write error, which curlDone takes for the end).
-            if redirect != nil, CurlRedirects.bodyEndsWithConnection(head, method: request.httpMethod) {
-                abandonedRedirectBody = true
-                return false
+            if readsTunnelHeads, isTunnelHead() {
+                // The proxy's reply to CONNECT: written before the response, as curl does.
+                parser.reopen(after: head)
+                return true
             }
+            heldHead = nil
+            if awaitsAnswerFromLibcurl(head) {
+                heldHead = head
+                parser.reopen(after: head)
+                return true
+            }
+            return deliver(head)
+        }
+    }
+
+    /// Whether the head that just ended was the proxy's reply to `CONNECT` (heads are not
+    /// suppressed where they are kept: see CurlRequestOptions). libcurl hands each line over
+    /// before it reads it, and stores the proxy's status on reading the status line: a status
+    /// that changed between the head's first line and its end is the proxy's.
+    private func isTunnelHead() -> Bool {
+        connectCode() != connectCodeAtStatusLine
+    }
+
+    private func connectCode() -> Int {
+        var code = 0
+        if let easy { _ = ccurl_easy_getinfo_long(easy, Int32(CCURLINFO_HTTP_CONNECTCODE), &code) }
+        return code
+    }
+
+    private static let statusLinePrefix = Array("HTTP/".utf8)
+
+    /// Whether libcurl may answer this head itself: a `401` (a proxy's `407`) challenge, with an
+    /// authentication method libcurl negotiates (Basic sends its credentials at once and answers
+    /// nothing); or, while it negotiates, a success that answered its empty first request.
+    private func awaitsAnswerFromLibcurl(_ head: ResponseHeadParser.Head) -> Bool {
+        let libcurl = transport.settings.connection.libcurl
+        if (head.statusCode == 401 && libcurl.negotiatesAuthentication) || (head.statusCode == 407 && libcurl.negotiatesProxyAuthentication) {
             return true
         }
+        // A request with a body goes first without it (`Content-Length: 0`) while libcurl
+        // negotiates: a success answering that one is followed by the request with the body.
+        let negotiates = libcurl.negotiatesAuthentication || libcurl.negotiatesProxyAuthentication
+        if case .none = upload { return false }
+        return negotiates && head.statusCode < 300 && request.httpMethod != "HEAD"
+    }
+
+    /// The held `401` turned out to be the response (see ``heldHead``).
+    private func deliverHeldHead() {
+        guard let head = heldHead else { return }
+        heldHead = nil
+        parser.settle()
+        _ = deliver(head)
+    }
+
+    /// Hands a final head on; `false` stops the transfer (a redirect whose body is not waited for).
+    private func deliver(_ head: ResponseHeadParser.Head) -> Bool {
+        if transport.readsConnectionID, let easy { connectionID = CurlMetrics.connectionID(of: easy) }
+        didReceive(head)
+        // A redirect followed whose body would end only with its connection: stop here
+        // (libcurl ends the transfer with a write error, which curlDone takes for the end).
+        if redirect != nil, CurlRedirects.bodyEndsWithConnection(head, method: request.httpMethod) {
+            abandonedRedirectBody = true
+            return false
+        }
+        return true
     }
 
     /// A final head. Handed on as Courier's own `HTTPResponse`, made straight from the parsed
@@ -230,6 +298,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
                                 httpVersion: HTTPVersion(statusLineVersion: parsed.version))
         // The same choice CurlRequestOptions made for CURLOPT_HTTP_CONTENT_DECODING.
         head.decodesContent = decodesContent
+        if !parsed.bytes.isEmpty { head.headBytes = Data(parsed.bytes) }
         countsEncodedBytes = head.arrivesDecoded
         let transfer = sink
         if (300...399).contains(parsed.statusCode),
@@ -248,6 +317,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// callback then pauses the transfer, and libcurl offers the same bytes again once
     /// ``resumeReceiving()`` has unpaused it.
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if heldHead != nil { deliverHeldHead() }
         guard redirect == nil, parser.hasHead, !bytes.isEmpty,
               let transfer = sink else { return true }
         return transfer.didReceive(bytes: bytes, encodedBytes: countsEncodedBytes ? encodedBytesReceived() : nil) == .accepted
@@ -290,6 +360,22 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         }
     }
 
+    /// Moves the body back to `offset`, for libcurl to send it again (an authentication round);
+    /// `false` when it cannot be.
+    func rewind(to offset: Int64) -> Bool {
+        switch upload {
+        case .none:
+            return offset == 0
+        case let .data(data):
+            guard offset >= 0, offset <= data.count else { return false }
+            uploadOffset = Int(offset)
+            return true
+        case .file:
+            guard let uploadFile else { return false }
+            return (try? uploadFile.seek(toOffset: UInt64(max(offset, 0)))) != nil
+        }
+    }
+
     /// Upload progress (only asked for when there is a body).
     func progress(uploaded: Int64, uploadTotal: Int64) {
         guard uploaded > 0 else { return }
@@ -301,6 +387,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// libcurl finished the transfer with `code`. Returns the request to follow when the response
     /// was a redirect the transfer agreed to; otherwise the task is over and reports it.
     func curlDone(code: Int32) -> URLRequest? {
+        if heldHead != nil { deliverHeldHead() }
         if code == CCURLE_OK || (code == CCURLE_WRITE_ERROR && abandonedRedirectBody), let next = redirect {
             if let easy { metrics.addRedirectHop(of: easy) }
             return next

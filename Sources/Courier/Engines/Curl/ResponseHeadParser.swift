@@ -10,6 +10,9 @@ struct ResponseHeadParser {
         var version: String
         /// The fields as read, for ``HTTPHeaders/init(raw:)``: no string is made of them here.
         var raw: RawHeaderFields
+        /// The head's lines as they arrived, each with its line ending, interim heads before it
+        /// included; empty unless the parser was asked to keep them (``init(keepsBytes:)``).
+        var bytes: [UInt8] = []
 
         /// The fields as pairs (made now; the engine passes ``raw`` on instead).
         var fields: [(name: String, value: String)] { raw.fields }
@@ -46,6 +49,30 @@ struct ResponseHeadParser {
     private var headBytes = 0
     /// Set once the final head is complete: later lines are trailers.
     private(set) var finished = false
+    /// Whether the lines are kept as they arrived (``Head/bytes``): only for those who print
+    /// heads as received (the CLI's `-i`, `-D`), so that no other response pays for the copy.
+    private let keepsBytes: Bool
+    /// The lines of the head being read (and the interim heads before it), as they arrived.
+    private var received: [UInt8] = []
+
+    init(keepsBytes: Bool = false) {
+        self.keepsBytes = keepsBytes
+    }
+
+    /// Takes back a final head that turned out not to be the last: libcurl answered it itself
+    /// (an authentication challenge), and another head follows in the same transfer. Its
+    /// `bytes` go before the next head's, as curl writes both.
+    mutating func reopen(after head: Head) {
+        finished = false
+        if keepsBytes { received = head.bytes }
+    }
+
+    /// The head taken back by ``reopen(after:)`` was the last after all (its body is arriving,
+    /// or the transfer ended): later lines are trailers again.
+    mutating func settle() {
+        finished = true
+        received = []
+    }
 
     /// Whether a final head has been read.
     var hasHead: Bool { finished }
@@ -61,6 +88,7 @@ struct ResponseHeadParser {
         if headBytes > Self.maximumHeadBytes {
             return .malformed("Too large response headers: \(headBytes) > \(Self.maximumHeadBytes)")
         }
+        if keepsBytes { received.append(contentsOf: bytes) }
         // Worked on as bytes: one String per name and value, none per line. (As a String, "\r\n"
         // would also be a single Character that neither hasSuffix("\r") nor hasSuffix("\n") matches.)
         var end = bytes.count
@@ -83,7 +111,8 @@ struct ResponseHeadParser {
             // Interim responses (except 101, which Courier never asks for) are followed by the real one.
             if (100...199).contains(head.statusCode) { return .pending }
             finished = true
-            return .head(Head(statusCode: head.statusCode, version: head.version, raw: head.fields.build()))
+            defer { received = [] }
+            return .head(Head(statusCode: head.statusCode, version: head.version, raw: head.fields.build(), bytes: received))
         }
         // Appended in place: a copy of the head here would copy its fields for every line.
         if line[0] == 0x20 || line[0] == 0x09 {
