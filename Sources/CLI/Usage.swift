@@ -169,7 +169,12 @@ enum Usage {
               --noproxy LIST           hosts reached without the proxy (comma-separated; * all)
           -p, --proxytunnel            plain http through the proxy in a CONNECT tunnel too
           -U, --proxy-user USER:PASSWORD
-                                       Basic credentials for the proxy
+                                       credentials for the proxy (Basic unless one below says)
+              --digest, --ntlm, --negotiate
+                                       answer the server's challenge with this scheme (-u's login)
+              --anyauth                the safest scheme the server offers
+              --proxy-basic, --proxy-digest, --proxy-ntlm, --proxy-negotiate, --proxy-anyauth
+                                       the same for the proxy's challenge (-U's login)
               --tr-encoding            ask for a compressed transfer encoding (TE: gzip)
           -n, --netrc                  take the login from ~/.netrc (URL credentials ignored)
               --netrc-optional         the same, URL credentials winning
