@@ -27,7 +27,10 @@ extension Network {
     ///   - options: Subprotocols, extra headers, limits and timeouts.
     ///   - callbackQueue: Where `onOpen`, `onMessage`, `onEnd` and send completions run, one at a
     ///     time and in order; the network's ``callbackQueue`` by default.
-    ///   - onOpen: The server's `101`, once the handshake succeeded.
+    ///   - onOpen: The server's `101`, once the handshake succeeded, with its metrics (the time
+    ///     from the start to the `101`). The network's observers see the upgrade as a request:
+    ///     `willSend` with the handshake's `GET`, `didReceive` with the server's answer (the
+    ///     `101`, or the status that refused it), and `didFail` if the socket never opened.
     ///   - onMessage: Each message, with the socket (to answer on). Without it, messages wait for
     ///     ``WebSocketTask/receive(timeout:)`` or ``WebSocketTask/messages``.
     ///   - onEnd: How the socket ended: called exactly once, after every message.
@@ -51,7 +54,11 @@ extension Network {
         }
         let headers = webSocketHeaders(for: url, settings: settings, options: options)
         let connectTimeout = core.timeouts.connectTimeout ?? core.timeouts.idleTimeout
-        let loop = WebSocketConnectionLoop(task: task, headers: headers) { timeout, isCancelled throws(WebSocketError) in
+        // The network's observers see the upgrade as a request: its GET, its 101 (or the answer
+        // that refused it), or why it failed.
+        let observers = WebSocketUpgradeObservers(observers: core.observerList.withLock { $0 },
+                                                  context: RequestContext(id: core.nextTransferID(), attempt: 1, method: .get, url: url))
+        let loop = WebSocketConnectionLoop(task: task, headers: headers, observers: observers) { timeout, isCancelled throws(WebSocketError) in
             try CurlWebSocketConnection.open(url: url, settings: settings, timeout: timeout, connectTimeout: connectTimeout,
                                              isCancelled: isCancelled)
         }

@@ -18,6 +18,9 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
     private let connect: Connect
     private let handshake: WebSocketHandshake
     private let headers: [(name: String, value: String)]
+    private let observers: WebSocketUpgradeObservers
+    /// The 101 has come: failures after it are the open socket's, not the upgrade's.
+    private var opened = false
 
     private enum Kind { case data, ping, pong, close }
     private struct Write {
@@ -40,10 +43,12 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
     private var lastWriteProgress = Date()
     private var pingSentAt: Date?
 
-    init(task: WebSocketTask, headers: [(name: String, value: String)], connect: @escaping Connect) {
+    init(task: WebSocketTask, headers: [(name: String, value: String)], observers: WebSocketUpgradeObservers = WebSocketUpgradeObservers(),
+         connect: @escaping Connect) {
         self.task = task
         self.connect = connect
         self.headers = headers
+        self.observers = observers
         self.handshake = WebSocketHandshake(subprotocols: task.options.subprotocols)
         let limit = max(0, task.options.maximumMessageSize)
         decoder = WebSocketFrameDecoder(maximumPayload: limit)
@@ -59,14 +64,19 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
 
     private func run() {
         let task = self.task
+        let started = DispatchTime.now()
         do {
             let deadline = Date().addingTimeInterval(task.options.handshakeTimeout)
             let request = try handshake.request(for: task.url, headers: headers)
+            observers.willSend(url: task.url, headers: headers)
             let stream = try connect(task.options.handshakeTimeout) { task.hasEnded }
             self.stream = stream
-            try openingHandshake(stream, request: request, deadline: deadline)
+            try openingHandshake(stream, request: request, deadline: deadline, started: started)
+            opened = true
             try exchange(stream)
         } catch {
+            if !opened { observers.didFail(error as? WebSocketError ?? .connectionLost("\(error)"), url: task.url,
+                                           handshakeTimeout: task.options.handshakeTimeout) }
             fail(error)
         }
         // Whatever ended it (the closing handshake may finish before every frame queued ahead of
@@ -78,7 +88,7 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
 
     // MARK: - The opening handshake
 
-    private func openingHandshake(_ stream: any WebSocketByteStream, request: [UInt8], deadline: Date) throws {
+    private func openingHandshake(_ stream: any WebSocketByteStream, request: [UInt8], deadline: Date, started: DispatchTime) throws {
         var offset = 0
         while offset < request.count {
             let sent = try request.withUnsafeBytes { (bytes) throws(WebSocketError) -> Int in
@@ -98,9 +108,13 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
             guard count > 0 else { throw WebSocketError.connectionLost("the server closed the connection during the opening handshake") }
             reply.append(contentsOf: buffer[..<count])
             guard let (head, length) = try WebSocketResponseHead.parse(reply) else { continue }
+            let seconds = TimeInterval(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            let response = HTTPResponse(statusCode: head.status, headers: HTTPHeaders(head.fields), url: task.url,
+                                        metrics: TransferMetrics(total: seconds))
+            observers.didReceive(response)
             let subprotocol = try handshake.validate(head)
             decoder.append(Array(reply[length...]))
-            task.didOpen(HTTPResponse(statusCode: head.status, headers: HTTPHeaders(head.fields), url: task.url), subprotocol: subprotocol)
+            task.didOpen(response, subprotocol: subprotocol)
             return
         }
     }
