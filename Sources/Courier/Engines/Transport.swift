@@ -24,6 +24,10 @@ protocol Transport: Sendable {
     /// Whether a request's ``RateLimit`` is honoured; where not, a request with one fails
     /// before anything is sent. Default: `false`.
     var honoursRateLimits: Bool { get }
+    /// Whether a request's own ``TransferOptions/httpVersion`` is honoured; where not, a request
+    /// that asks for another than ``HTTPVersionPreference/http2`` (every engine's default) fails
+    /// before anything is sent. Default: `false`.
+    var choosesHTTPVersionPerRequest: Bool { get }
     /// Whether a task's ``TaskOptions/connectTimeout`` is kept by the transport itself, exactly
     /// (libcurl's `CURLOPT_CONNECTTIMEOUT_MS`). Where not (URLSession reports no connect event),
     /// the transfer watches for the task's first sign of life instead (see ``StallWatch``).
@@ -100,6 +104,7 @@ extension TransportTask {
 
 extension Transport {
     var honoursRateLimits: Bool { false }
+    var choosesHTTPVersionPerRequest: Bool { false }
     var enforcesConnectTimeouts: Bool { false }
     var measuresTransfers: Bool { false }
     var configuredHeaders: [(name: String, value: String)] { [] }
@@ -171,6 +176,9 @@ struct TaskOptions: Sendable, Equatable {
     /// Whether the transport offers compressed codings and decodes them
     /// (``Network/decompressesResponses`` when the transfer was scheduled).
     var decompresses: Bool
+    /// The request's own HTTP version (``TransferOptions/httpVersion``), over the network's;
+    /// only on a transport that ``Transport/choosesHTTPVersionPerRequest``.
+    var httpVersion: HTTPVersionPreference?
 
     init(idleTimeout: TimeInterval? = nil, connectTimeout: TimeInterval? = nil, rateLimit: RateLimit? = nil, decompresses: Bool = true) {
         self.idleTimeout = idleTimeout

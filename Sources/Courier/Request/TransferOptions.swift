@@ -56,6 +56,16 @@ public struct TransferOptions: Sendable, Hashable {
     /// back; `nil` for the network's (``Network/decompressesResponses``, which says what each
     /// engine can do: URLSession always decodes).
     public var decompressesResponses: Bool?
+    /// The version of HTTP this request asks for; `nil` for the network's
+    /// (``ConnectionOptions/httpVersion``). The curl engine only: elsewhere a request asking for
+    /// another than ``HTTPVersionPreference/http2`` (the default) fails with
+    /// ``NetworkError/invalidRequest(_:)`` before anything is sent.
+    ///
+    /// ```swift
+    /// var legacy = Request<Data>.get(url)
+    /// legacy.transferOptions.httpVersion = .http1_1   // this server's HTTP/2 is broken
+    /// ```
+    public var httpVersion: HTTPVersionPreference?
 
     /// Options with the given values; `nil` keeps the network's.
     ///

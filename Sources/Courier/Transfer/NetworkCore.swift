@@ -89,6 +89,9 @@ final class NetworkCore: Sendable {
             if let unsupportedSetting { throw unsupportedSetting }
             if let rateLimit = request.rateLimit { try check(rateLimit) }
             if let problem = request.transferOptions.problem { throw NetworkError.invalidRequest(problem) }
+            if let version = request.transferOptions.httpVersion, version != .http2, !transport.choosesHTTPVersionPerRequest {
+                throw NetworkError.invalidRequest("a request's own HTTP version needs the curl engine: this one cannot choose it per request")
+            }
             guard let url = urlRequest.url else { throw NetworkError.invalidURL("the request has no URL") }
             try URLValidation.check(url)
             return .success(urlRequest)

@@ -494,6 +494,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         }
         var options = RequestTimeout.options(request: transferOptions, network: core.timeouts, rateLimit: rateLimit, urlRequest: request)
         options.decompresses = settings.decompressesResponses
+        options.httpVersion = transferOptions.httpVersion
         let task: any TransportTask
         do {
             task = try cacheAnswer ?? body.makeTask(in: core.transport, for: request, options: options)

@@ -72,4 +72,24 @@ final class PerRequestOptionsTests: XCTestCase {
         XCTAssertEqual(try network.scheduleSynchronously(Request<Data>.get(server.url("/gz")).string(), timeout: 30).get(), Gzip.fixtureText)
         XCTAssertEqual(count.value, 2, "the decoded form answers a request that decodes")
     }
+
+    /// A request's own HTTP version: taken by the curl engine, refused before anything is sent
+    /// where the engine cannot choose it per request (HTTP/2, the default, is accepted everywhere).
+    func testARequestsOwnHTTPVersionIsTakenOrRefusedBeforeAnythingIsSent() throws {
+        let server = try makeServer().withStandardRoutes()
+        let network = makeNetwork()
+        var request = Request<Data>.get(server.url("/hello"))
+        request.transferOptions.httpVersion = .http2
+        XCTAssertEqual(try network.scheduleSynchronously(request, timeout: 30).get(), Data("hello".utf8))
+        request.transferOptions.httpVersion = .http1_1
+        let result = network.scheduleSynchronously(request, timeout: 30)
+        if network.engine == .curl {
+            XCTAssertEqual(try result.get(), Data("hello".utf8))
+            XCTAssertEqual(server.requestCount, 2)
+        } else {
+            guard case let .invalidRequest(detail)? = networkError(result) else { return XCTFail("expected invalidRequest, got \(result)") }
+            XCTAssertTrue(detail.contains("curl engine"), detail)
+            XCTAssertEqual(server.requestCount, 1, "nothing sent")
+        }
+    }
 }

@@ -44,6 +44,23 @@ final class HTTP2Tests: XCTestCase {
         XCTAssertEqual(logged(server, NginxServer.helloPath + "?h1").map(\.protocolName), ["HTTP/1.1"])
     }
 
+    /// A request's own ``TransferOptions/httpVersion`` over its network's, each way.
+    func testARequestsOwnHTTPVersionWinsOverItsNetworks() throws {
+        let server = try nginx()
+        var h1 = Request<Data>.get(server.tlsURL(NginxServer.helloPath + "?own-h1"))
+        h1.transferOptions.httpVersion = .http1_1
+        let page = try XCTUnwrap(result(of: h1.string().withResponse(), on: try wireNetwork(server))).get()
+        XCTAssertEqual(page.response.httpVersion, .http1_1, "over a network that negotiates HTTP/2")
+        XCTAssertEqual(logged(server, NginxServer.helloPath + "?own-h1").map(\.protocolName), ["HTTP/1.1"])
+
+        var h2c = Request<Data>.get(server.h2cURL(NginxServer.helloPath + "?own-h2c"))
+        h2c.transferOptions.httpVersion = .http2PriorKnowledge
+        let network = try wireNetwork(server, connection: ConnectionOptions(httpVersion: .http1_1))
+        let cleartext = try XCTUnwrap(result(of: h2c.string().withResponse(), on: network)).get()
+        XCTAssertEqual(cleartext.response.httpVersion, .http2, "over a network held to HTTP/1.1")
+        XCTAssertEqual(logged(server, NginxServer.helloPath + "?own-h2c").map(\.protocolName), ["HTTP/2.0"])
+    }
+
     func testPlainHTTPStaysHTTP1_1UnlessPriorKnowledgeIsAskedFor() throws {
         let server = try nginx()
         let page = try fetch(server.plainURL(NginxServer.helloPath + "?plain"), on: try wireNetwork(server))

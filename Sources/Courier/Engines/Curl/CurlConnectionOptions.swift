@@ -9,13 +9,18 @@ import Foundation
 /// with its version); the HTTP/2 values of `CURLOPT_HTTP_VERSION` also need a libcurl built with
 /// HTTP/2, which ``CurlFeatures/httpVersionOption(for:)`` checks.
 enum CurlConnectionOptions {
-    /// - Parameter usesTLS: Whether the request is https (``isHTTPS(_:)``).
-    static func apply(to easy: OpaquePointer, usesTLS: Bool, settings: CurlSettings, rateLimit: RateLimit?) throws {
+    /// - Parameters:
+    ///   - usesTLS: Whether the request is https (``isHTTPS(_:)``).
+    ///   - httpVersion: The request's own preference (``TransferOptions/httpVersion``), over the
+    ///     network's.
+    static func apply(to easy: OpaquePointer, usesTLS: Bool, settings: CurlSettings, rateLimit: RateLimit?,
+                      httpVersion: HTTPVersionPreference? = nil) throws {
         var options = CurlOptionSetter(easy: easy)
-        let version = settings.features.httpVersionOption(for: settings.connection.httpVersion)
+        let preference = httpVersion ?? settings.connection.httpVersion
+        let version = settings.features.httpVersionOption(for: preference)
         // Every libcurl from the 7.68.0 floor defaults to 2TLS with HTTP/2 (7.62.0 on) and to
         // 1.1 without: the default preference needs no call, which a small request notices.
-        if settings.connection.httpVersion != .http2 {
+        if preference != .http2 {
             options.set(Int32(CCURLOPT_HTTP_VERSION), version)
         }
         // A transfer that starts while the first connection to its origin is still being made

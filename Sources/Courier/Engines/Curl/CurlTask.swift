@@ -183,7 +183,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
                                                           headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
             let url = request.url
             usesTLS = CurlConnectionOptions.isHTTPS(url)
-            try CurlConnectionOptions.apply(to: easy, usesTLS: usesTLS, settings: transport.settings, rateLimit: taskOptions.rateLimit)
+            try CurlConnectionOptions.apply(to: easy, usesTLS: usesTLS, settings: transport.settings, rateLimit: taskOptions.rateLimit,
+                                            httpVersion: taskOptions.httpVersion)
             try openUpload()
             return nil
         } catch let failure as ConfigurationFailure {

@@ -48,6 +48,9 @@ final class CurlTransport: Transport {
     /// libcurl paces transfers itself (`CURLOPT_MAX_RECV_SPEED_LARGE`, `…SEND…`).
     var honoursRateLimits: Bool { true }
 
+    /// Each easy handle takes its own `CURLOPT_HTTP_VERSION`.
+    var choosesHTTPVersionPerRequest: Bool { true }
+
     /// Every task reads its metrics from libcurl at its end (``CurlMetrics``).
     var measuresTransfers: Bool { true }
 
