@@ -45,7 +45,9 @@ struct DiskCacheStore {
 
     mutating func set(_ variants: [CachedResponse], for key: String) {
         guard !variants.isEmpty else { return remove(key) }
-        guard let data = Self.encode(variants, key: key), data.count <= capacity else { return remove(key) }
+        // Bodies past the capacity are not copied into a file's bytes only to be dropped.
+        guard variants.reduce(0, { $0 + $1.body.count }) <= capacity,
+              let data = Self.encode(variants, key: key), data.count <= capacity else { return remove(key) }
         let file = fileURL(for: key)
         let old = (try? file.resourceValues(forKeys: [.fileSizeKey]))?.fileSize ?? 0
         do {
