@@ -73,6 +73,23 @@ final class LibcurlAuthTests: XCTestCase {
         }
     }
 
+    /// A PUT while libcurl negotiates goes as libcurl's own upload (`CURLOPT_UPLOAD`, its size in
+    /// `CURLOPT_INFILESIZE_LARGE`), as curl's `-T` does: its body reaches the server with the
+    /// request that carries the credentials.
+    func testAPutBodyReachesTheServerAfterTheRound() throws {
+        let server = try makeServer()
+        server.routeDigestLogin("/login")
+        let network = network(engine: .curl, methods: .digest)
+        try XCTSkipUnless(network.engine == .curl, "libcurl cannot be loaded here: \(Network.Engine.curlUnavailableReason ?? "")")
+        let put = network.scheduleSynchronously(Request<Data>(method: .put, url: server.url("/login"), body: .text("new contents")),
+                                                timeout: 10)
+        XCTAssertEqual(try put.get(), Data("welcome".utf8))
+        let last = try XCTUnwrap(server.receivedRequests.last)
+        XCTAssertEqual(last.method, "PUT")
+        XCTAssertEqual(String(decoding: last.body, as: UTF8.self), "new contents")
+        XCTAssertTrue(last.header("Authorization")?.hasPrefix("Digest ") ?? false)
+    }
+
     func testAProxysDigestChallengeIsAnsweredByLibcurl() throws {
         let proxy = try makeServer()
         proxy.route("/hello") { request, writer in
