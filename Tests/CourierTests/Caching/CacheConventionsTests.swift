@@ -46,7 +46,7 @@ final class CacheConventionsTests: XCTestCase {
         let network = makeCachingNetwork(limit: 2)
         let url = server.url("/r")
         _ = try cachedGET(url, on: network)
-        let ends = CacheEndCounter()
+        let ends = Box<Int>(0)
         let group = DispatchGroup()
         for index in 0..<200 {
             group.enter()
@@ -56,7 +56,7 @@ final class CacheConventionsTests: XCTestCase {
                 case .failure(let error):
                     guard case NetworkError.cancelled = error else { return XCTFail("\(error)") }
                 }
-                ends.add()
+                ends.mutate { $0! += 1 }
                 group.leave()
             }
             if index % 2 == 0 { task.cancel() }
@@ -73,28 +73,12 @@ final class CacheConventionsTests: XCTestCase {
         _ = CountingRoute(on: server, path: "/r", .init(headers: [("Cache-Control", "max-age=60"), ("ETag", "\"v\"")]))
         let network = makeCachingNetwork()
         let recorder = Recorder()
-        let lines = LineSink()
-        network.observers = [recorder, LoggingObserver(write: { lines.add($0) })]
+        let lines = Box<[String]>([])
+        network.observers = [recorder, LoggingObserver(write: { line in lines.mutate { $0?.append(line) } })]
         _ = try cachedGET(server.url("/r"), on: network)
         _ = try cachedGET(server.url("/r"), on: network)
         XCTAssertEqual(recorder.events, ["send", "receive network", "receive cached"])
-        XCTAssertEqual(lines.lines.filter { $0.contains("← 200") }.count, 2)
-        XCTAssertTrue(lines.lines.contains { $0.contains("← 200 (11 bytes, cached)") }, "\(lines.lines)")
+        XCTAssertEqual((lines.value ?? []).filter { $0.contains("← 200") }.count, 2)
+        XCTAssertTrue((lines.value ?? []).contains { $0.contains("← 200 (11 bytes, cached)") }, "\(lines.value ?? [])")
     }
-}
-
-/// Counts from any thread.
-final class CacheEndCounter: @unchecked Sendable {  // count is under its lock.
-    private let lock = NSLock()
-    private var count = 0
-    func add() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
-}
-
-/// Lines written from any thread.
-final class LineSink: @unchecked Sendable {  // kept is under its lock.
-    private let lock = NSLock()
-    private var kept: [String] = []
-    func add(_ line: String) { lock.withLock { kept.append(line) } }
-    var lines: [String] { lock.withLock { kept } }
 }

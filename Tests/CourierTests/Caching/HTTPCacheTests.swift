@@ -277,9 +277,7 @@ final class HTTPCacheTests: XCTestCase {
         XCTAssertEqual(route.count, 1)
     }
 
-    private final class ResponseWatch: NetworkObserver, @unchecked Sendable {  // seen is under its lock.
-        private let lock = NSLock()
-        private var seen: [HTTPResponse] = []
+    private final class ResponseWatch: NetworkObserver, Sendable {
         let onResponse: @Sendable (HTTPResponse) -> Void
         init(_ onResponse: @escaping @Sendable (HTTPResponse) -> Void) { self.onResponse = onResponse }
         func didReceive(_ response: HTTPResponse, context: RequestContext) { onResponse(response) }

@@ -57,15 +57,15 @@ final class WebSocketObserverTests: XCTestCase {
     func testObserversSeeTheUpgradeAndItsTimingAndTheLogRedactsItsSecrets() throws {
         let server = try upgradingServer()
         let recorder = Recorder()
-        let lines = LineSink()
-        let socket = run("/ws", on: server, observers: [recorder, LoggingObserver(write: { lines.add($0) })])
+        let lines = Box<[String]>([])
+        let socket = run("/ws", on: server, observers: [recorder, LoggingObserver(write: { line in lines.mutate { $0?.append(line) } })])
         XCTAssertEqual(recorder.events, ["send GET websocket", "receive 101"])
         let head = try XCTUnwrap(recorder.responses.first)
         XCTAssertEqual(head.headers["Upgrade"], "websocket")
         XCTAssertNotNil(head.metrics?.total)
         XCTAssertEqual(socket.handshakeResponse?.metrics?.total, head.metrics?.total, "onOpen's 101 is the one observers saw")
-        XCTAssertTrue(lines.lines.contains { $0.contains("→ GET ws://127.0.0.1") && $0.contains("Authorization") }, "\(lines.lines)")
-        XCTAssertFalse(lines.lines.joined().contains("very-secret"), "\(lines.lines)")
+        XCTAssertTrue((lines.value ?? []).contains { $0.contains("→ GET ws://127.0.0.1") && $0.contains("Authorization") }, "\(lines.value ?? [])")
+        XCTAssertFalse((lines.value ?? []).joined().contains("very-secret"), "\(lines.value ?? [])")
     }
 
     func testARefusedUpgradeIsReceivedAndFailsAsAStatus() throws {
