@@ -79,7 +79,8 @@ extension Network {
         }
         // The session's configuration: its proxies, headers and timeout, with default TLS and
         // connection options (a URLSession network cannot have others: unsupportedSetting).
-        return .success(CurlSettings(configuration: session.configuration, tls: TLSOptions(), features: features))
+        let configuration = CurlConfiguration(session.configuration, tls: TLSOptions(), connection: ConnectionOptions())
+        return .success(CurlSettings(configuration: configuration, features: features))
     }
 
     /// The handshake's extra fields: the configuration's, the network's defaults and

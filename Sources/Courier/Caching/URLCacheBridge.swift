@@ -21,7 +21,12 @@ enum URLCacheBridge {
 
     /// The cache for `configuration`'s `urlCache`, or `nil` when it has none (or one of 0 bytes).
     static func cache(for configuration: URLSessionConfiguration) -> HTTPCache? {
-        guard let urlCache = configuration.urlCache, urlCache.memoryCapacity > 0 else { return nil }
+        cache(for: configuration.urlCache)
+    }
+
+    /// The cache for `urlCache`, or `nil` for none (or one of 0 bytes).
+    static func cache(for urlCache: URLCache?) -> HTTPCache? {
+        guard let urlCache, urlCache.memoryCapacity > 0 else { return nil }
         let id = ObjectIdentifier(urlCache)
         return pairs.withLock { pairs in
             if let pair = pairs[id], pair.urlCache === urlCache, let cache = pair.cache { return cache }

@@ -10,22 +10,17 @@ extension Network.Engine {
     /// the ``Transport`` protocol.
     func makeCore(configuration: URLSessionConfiguration, maximumConcurrentRequests: Int, tls: TLSOptions,
                   connection: ConnectionOptions, workQueue: DispatchQueue?) -> NetworkCore {
-        let unusable = connection.problem.map(NetworkError.invalidRequest)
-        let timeouts = RequestTimeout.networkTimeouts(configuration: configuration, connection: connection)
-        let cache = URLCacheBridge.cache(for: configuration)
-        let cachePolicy = configuration.requestCachePolicy
         switch self {
         case .curl:
-            let cookies = SessionCookies.forEngineOwnedCookies(configuration)
-            return NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
-                               unsupportedSetting: unusable, timeouts: timeouts, cache: cache, cachePolicy: cachePolicy,
-                               workQueue: workQueue) { registry, _ in
-                CurlTransport(configuration: configuration, tls: tls, connection: connection,
-                              maximumConcurrentRequests: maximumConcurrentRequests, registry: registry)
-            }
+            return Self.makeCurlCore(CurlConfiguration(configuration, tls: tls, connection: connection),
+                                     maximumConcurrentRequests: maximumConcurrentRequests, workQueue: workQueue)
         case .urlSession, .automatic, .stub:   // resolve never returns the last two
+            let unusable = connection.problem.map(NetworkError.invalidRequest)
+            let timeouts = RequestTimeout.networkTimeouts(configuration: configuration, connection: connection)
             let unsupported = tls.isCustomized ? TLSOptions.unsupportedByURLSession
                 : unusable ?? (connection.isCustomized ? ConnectionOptions.unsupportedByURLSession : nil)
+            let cache = URLCacheBridge.cache(for: configuration)
+            let cachePolicy = configuration.requestCachePolicy
             // URLSession would choose cookies wrongly: Courier takes them over (SessionCookies).
             let (configuration, cookies) = SessionCookies.takeOver(HTTPCache.takeOver(RequestTimeout.takeable(configuration)))
             return NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests, sessionCookies: cookies,
@@ -34,6 +29,19 @@ extension Network.Engine {
                 URLSession(configuration: configuration, delegate: SessionDelegate(registry: registry),
                            delegateQueue: BoundedDelegateQueue(underlying: delegateQueue))
             }
+        }
+    }
+
+    /// The core of a network on the curl engine, made from its own configuration (a
+    /// `URLSessionConfiguration` is mapped to one first).
+    static func makeCurlCore(_ configuration: CurlConfiguration, maximumConcurrentRequests: Int,
+                             workQueue: DispatchQueue?) -> NetworkCore {
+        let unusable = configuration.connection.problem.map(NetworkError.invalidRequest)
+        return NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests,
+                           sessionCookies: configuration.cookies.map(SessionCookies.init(storage:)),
+                           unsupportedSetting: unusable, timeouts: RequestTimeout.networkTimeouts(curl: configuration.connection),
+                           cache: configuration.cache, cachePolicy: configuration.cachePolicy, workQueue: workQueue) { registry, _ in
+            CurlTransport(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests, registry: registry)
         }
     }
 }

@@ -15,7 +15,7 @@ import FoundationNetworking
 final class SessionCookies: Sendable {
     let storage: HTTPCookieStorage
 
-    private init(storage: HTTPCookieStorage) {
+    init(storage: HTTPCookieStorage) {
         self.storage = storage
     }
 

@@ -59,6 +59,16 @@ enum RequestTimeout {
                                connectTimeout: limit(connection.connectTimeout))
     }
 
+    /// A curl network's own timeouts: its idle timeout (`nil` is 60 s, a configuration's
+    /// default `timeoutIntervalForRequest`) and its connect timeout.
+    static func networkTimeouts(curl connection: ConnectionOptions) -> TransferOptions {
+        func limit(_ value: TimeInterval?) -> TimeInterval? {
+            guard let value, value.isFinite, value > 0 else { return nil }
+            return value
+        }
+        return TransferOptions(idleTimeout: limit(connection.idleTimeout ?? unsetInterval), connectTimeout: limit(connection.connectTimeout))
+    }
+
     /// The idle timeout an attempt's finished request sets itself: a `timeoutInterval` other than
     /// `URLRequest`'s default (60 s), from an overridden `makeURLRequest` or an interceptor, as
     /// URLSession would take it; `nil` for none (the request's ``TransferOptions`` decide). The

@@ -18,7 +18,8 @@ final class LibcurlVersionTests: CLITestCase {
             throw XCTSkip("libcurl cannot be loaded here: \(Network.Engine.curlUnavailableReason ?? "?")")
         }
         let core = NetworkCore(maximumConcurrentRequests: 6) { registry, _ in
-            CurlTransport(configuration: .ephemeral, tls: TLSOptions(), registry: registry, features: features)
+            CurlTransport(configuration: CurlConfiguration(.ephemeral, tls: TLSOptions(), connection: ConnectionOptions()),
+                          registry: registry, features: features)
         }
         let network = Network(core: core, engine: .curl, callbackQueue: DispatchQueue(label: "test.callbacks"))
         network.retryPolicy = .none
@@ -97,6 +98,10 @@ final class LibcurlVersionTests: CLITestCase {
         XCTAssertTrue(reason.contains("libcurl \(version) is older than 7.68.0"), reason)
         XCTAssertEqual(makeCurlNetwork().engine, .urlSession)
         XCTAssertEqual(Network.Engine.curl.resolved, .urlSession)
+        // Asked for by its own configuration, the engine is refused, not swapped for URLSession.
+        XCTAssertThrowsError(try Network(curl: CurlConfiguration())) { error in
+            XCTAssertEqual((error as? NetworkConfigurationError)?.reason, reason)
+        }
 
         let versionText = try courier("--version").stdoutText
         XCTAssertTrue(versionText.contains("engine: urlsession"), versionText)

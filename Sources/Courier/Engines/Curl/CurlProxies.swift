@@ -35,6 +35,13 @@ struct CurlProxies: Sendable {
         https = proxy("HTTPS")
     }
 
+    /// The proxies of a typed configuration; `nil` for the environment's.
+    init?(_ proxies: CurlConfiguration.Proxies) {
+        guard case .servers(let http, let https) = proxies else { return nil }
+        self.http = http.map { Proxy(host: $0.host, port: $0.port) }
+        self.https = https.map { Proxy(host: $0.host, port: $0.port) }
+    }
+
     /// The proxy for a request to `url`, or `nil` to connect directly.
     func proxy(for url: URL?) -> Proxy? {
         url?.scheme?.lowercased() == "https" ? https : http

@@ -26,15 +26,15 @@ final class CurlTransport: Transport {
 
     /// Made only where libcurl has loaded. `features` stands in for the loaded libcurl's
     /// (``CurlFeatures/loaded``) in tests that make the engine take another version's path.
-    init(configuration: URLSessionConfiguration, tls: TLSOptions, connection: ConnectionOptions = ConnectionOptions(),
-         maximumConcurrentRequests: Int = 6, registry: TransferRegistry, features: CurlFeatures? = nil) {
+    init(configuration: CurlConfiguration, maximumConcurrentRequests: Int = 6, registry: TransferRegistry,
+         features: CurlFeatures? = nil) {
         self.registry = registry
         // `loaded` is there whenever a curl transport is made (Engine.resolve checks); the
         // fallback is the oldest libcurl's path, which is safe on any.
         let features = features ?? CurlFeatures.loaded
             ?? CurlFeatures(versionNumber: CurlFeatures.minimumVersionNumber, features: 0, sslLibrary: nil)
-        self.settings = CurlSettings(configuration: configuration, tls: tls, connection: connection, features: features)
-        self.unixSocketPath = connection.unixSocketPath
+        self.settings = CurlSettings(configuration: configuration, features: features)
+        self.unixSocketPath = configuration.connection.unixSocketPath
         self.readsConnectionID = features.numbersConnections
         self.features = features
         self.loop = CurlLoop(maximumConnectionsPerHost: settings.maximumConnectionsPerHost,
