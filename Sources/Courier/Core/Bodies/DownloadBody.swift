@@ -29,9 +29,9 @@ import FoundationNetworking
 /// How the files are opened, checked and replaced is ``DownloadFiles``' and ``PartialFile``'s business.
 ///
 /// **One lock.** All of the download's own state is in ``FileState`` behind one lock: written by
-/// the transport's events (on the delegate queue), and closed by an early end from whichever
-/// thread ended the transfer (not through the delegate queue, where the close would wait behind
-/// up to 256 queued chunks). The request's `validate` and `convertError` run outside it.
+/// the transport's events (on the engine's event thread), and closed by an early end from whichever
+/// thread ended the transfer (not through URLSession's delegate queue, where the close would wait
+/// behind up to 256 queued chunks). The request's `validate` and `convertError` run outside it.
 final class DownloadBody<Request: NetworkRequest>: TransferBody {
     typealias Output = URL
 

@@ -2,8 +2,8 @@ import Dispatch
 
 /// Turns delegate byte counts into throttled, ordered progress events for one transfer.
 ///
-/// Counting happens on the session's delegate queue, so per-chunk work is a comparison, a clock
-/// read and an uncontended lock. Events are handed to the transfer's serial handler queue (see
+/// Counting happens where the engine delivers events (the curl loop thread, or URLSession's
+/// delegate queue), so per-chunk work is a comparison, a clock read and an uncontended lock. Events are handed to the transfer's serial handler queue (see
 /// ``Delivery``), which keeps them in order and puts the completion after the last one.
 ///
 /// Throttling keeps the leading edge (the first bytes show at once) *and* the trailing edge: an

@@ -7,8 +7,8 @@ import FoundationNetworking
 /// file (``DownloadBody``), or hand it to a consumer as it arrives (``StreamBody``).
 ///
 /// A body is a strategy the ``Transfer`` drives. It makes the transport task for an attempt,
-/// consumes the response events (on the session's delegate queue, one at a time) and says what
-/// they mean; it never touches the lifecycle, the slots or the delivery. So a new kind of body,
+/// consumes the response events (one at a time, where the engine delivers them: its curl loop
+/// thread or the URLSession delegate queue) and says what they mean; it never touches the lifecycle, the slots or the delivery. So a new kind of body,
 /// or a new transport under an existing one, changes nothing else.
 ///
 /// Whatever a body calls of the request's own code (`validate`, `output`, `convertError`), it
@@ -125,6 +125,6 @@ enum AttemptOutcome<Output> {
     /// The server refused to resume: start the same attempt over from byte 0.
     case startOver
 
-    /// Bodies up to this size are judged on the delegate queue: a hop would cost more.
+    /// Bodies up to this size are judged where the engine delivered them: a hop would cost more.
     static var inlineJudgingLimit: Int { 64 << 10 }
 }
