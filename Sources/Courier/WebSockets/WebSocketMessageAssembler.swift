@@ -39,8 +39,9 @@ struct WebSocketMessageAssembler: Sendable {
         }
         guard parts.count + frame.payload.count <= maximumMessageSize else { throw .messageTooLarge(limit: maximumMessageSize) }
         if kind == .text, !validator.feed(frame.payload) { throw .invalidUTF8 }
-        if parts.isEmpty, frame.fin {
-            // A message in one frame: its payload is the message, no copy into `parts`.
+        if frame.opcode != .continuation, frame.fin {
+            // A message in one frame: its payload is the message, no copy into `parts`. (Not
+            // `parts.isEmpty`: a message whose earlier fragments were all empty is not one frame.)
             kind = nil
             return .message(try Self.message(frame.opcode, frame.payload, validator))
         }
