@@ -97,6 +97,8 @@ final class WebSocketDeflater: @unchecked Sendable {  // used by the socket's th
 
     /// The compressed payload of a message (`nil` if zlib failed: it is then sent uncompressed).
     func compress(_ payload: [UInt8]) -> [UInt8]? {
+        // zlib counts input in 32 bits: a larger message goes uncompressed.
+        guard payload.count < 1 << 31 else { return nil }
         let stream = zlib.stream
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: max(1024, min(payload.count / 2 + 64, 1 << 20)))
@@ -143,7 +145,14 @@ final class WebSocketInflater: @unchecked Sendable {  // used by the socket's th
     /// message may still grow by.
     func inflate(_ payload: [UInt8], final: Bool, limit: Int, messageLimit: Int) throws(WebSocketError) -> [UInt8] {
         var output: [UInt8] = []
-        try feed(payload, into: &output, limit: limit, messageLimit: messageLimit)
+        // zlib counts input in 32 bits: a frame over 1 GiB (a limit raised that far) goes in pieces.
+        if payload.count <= 1 << 30 {
+            try feed(payload, into: &output, limit: limit, messageLimit: messageLimit)
+        } else {
+            for start in stride(from: 0, to: payload.count, by: 1 << 30) {
+                try feed(Array(payload[start..<min(payload.count, start + (1 << 30))]), into: &output, limit: limit, messageLimit: messageLimit)
+            }
+        }
         if final {
             try feed([0, 0, 0xFF, 0xFF], into: &output, limit: limit, messageLimit: messageLimit)
             if resetsEachMessage { _ = ccurl_inflate_reset(zlib.stream) }
