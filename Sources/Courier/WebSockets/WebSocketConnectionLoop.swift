@@ -53,8 +53,7 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
         self.connect = connect
         self.headers = headers
         self.observers = observers
-        self.handshake = WebSocketHandshake(subprotocols: task.options.subprotocols,
-                                            offersDeflate: task.options.compression && WebSocketZlib.isAvailable)
+        self.handshake = WebSocketHandshake(subprotocols: task.options.subprotocols, offersDeflate: task.offersDeflate)
         let limit = max(0, task.options.maximumMessageSize)
         decoder = WebSocketFrameDecoder(maximumPayload: limit)
         assembler = WebSocketMessageAssembler(maximumMessageSize: limit)

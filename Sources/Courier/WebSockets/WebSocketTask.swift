@@ -20,6 +20,8 @@ public final class WebSocketTask: Sendable {
     let onOpen: (@Sendable (HTTPResponse) -> Void)?
     let onMessage: (@Sendable (WebSocketMessage, WebSocketTask) -> Void)?
     let onEnd: (@Sendable (WebSocketEnd) -> Void)?
+    /// Whether the handshake offers permessage-deflate: asked for in the options, and zlib loads.
+    let offersDeflate: Bool
 
     init(url: URL, options: WebSocketOptions, callbackQueue: DispatchQueue, onOpen: (@Sendable (HTTPResponse) -> Void)?,
          onMessage: (@Sendable (WebSocketMessage, WebSocketTask) -> Void)?, onEnd: (@Sendable (WebSocketEnd) -> Void)?) {
@@ -29,8 +31,8 @@ public final class WebSocketTask: Sendable {
         self.onOpen = onOpen
         self.onMessage = onMessage
         self.onEnd = onEnd
-        let offersDeflate = options.compression && WebSocketZlib.isAvailable
-        shared.withLock { $0.sendsUncompressed = !offersDeflate }
+        offersDeflate = options.compression && WebSocketZlib.isAvailable
+        shared.withLock { [offersDeflate] in $0.sendsUncompressed = !offersDeflate }
     }
 
     /// The subprotocol the server chose, once open; `nil` before, or when it chose none.
