@@ -263,3 +263,87 @@ int ccurl_multi_next_done(ccurl_multi *multi, ccurl_easy **easy, int *result, in
 
 ccurl_slist *ccurl_slist_append(ccurl_slist *list, const char *line) { return curl.slist_append(list, line); }
 void ccurl_slist_free_all(ccurl_slist *list) { curl.slist_free_all(list); }
+
+// MARK: - zlib (see CCurl.h)
+
+static struct {
+    const char *(*version)(void);
+    int (*deflate_init2)(ccurl_z_stream *, int level, int method, int window_bits, int mem_level, int strategy,
+                         const char *version, int stream_size);
+    int (*inflate_init2)(ccurl_z_stream *, int window_bits, const char *version, int stream_size);
+    int (*deflate)(ccurl_z_stream *, int flush);
+    int (*inflate)(ccurl_z_stream *, int flush);
+    int (*deflate_reset)(ccurl_z_stream *);
+    int (*inflate_reset)(ccurl_z_stream *);
+    int (*deflate_end)(ccurl_z_stream *);
+    int (*inflate_end)(ccurl_z_stream *);
+} zlib;
+
+static pthread_once_t zlib_once = PTHREAD_ONCE_INIT;
+static char zlib_failure[256] = "not loaded";
+
+#if defined(__APPLE__)
+static const char *const zlib_names[] = {"/usr/lib/libz.1.dylib", "libz.1.dylib", NULL};
+#else
+static const char *const zlib_names[] = {"libz.so.1", NULL};
+#endif
+
+#define ZBIND(field, symbol)                                                             \
+    do {                                                                                 \
+        *(void **)(&zlib.field) = dlsym(handle, symbol);                                 \
+        if (zlib.field == NULL) {                                                        \
+            snprintf(zlib_failure, sizeof zlib_failure, "zlib has no %s", symbol);       \
+            return;                                                                      \
+        }                                                                                \
+    } while (0)
+
+static void load_zlib(void) {
+    void *handle = NULL;
+    for (const char *const *name = zlib_names; *name != NULL && handle == NULL; name++) {
+        handle = dlopen(*name, RTLD_NOW | RTLD_LOCAL);
+    }
+    if (handle == NULL) {
+        const char *reason = dlerror();
+        snprintf(zlib_failure, sizeof zlib_failure, "cannot load %s: %s", zlib_names[0], reason ? reason : "not found");
+        return;
+    }
+    ZBIND(version, "zlibVersion");
+    ZBIND(deflate_init2, "deflateInit2_");
+    ZBIND(inflate_init2, "inflateInit2_");
+    ZBIND(deflate, "deflate");
+    ZBIND(inflate, "inflate");
+    ZBIND(deflate_reset, "deflateReset");
+    ZBIND(inflate_reset, "inflateReset");
+    ZBIND(deflate_end, "deflateEnd");
+    ZBIND(inflate_end, "inflateEnd");
+    // zlib refuses an init whose version's major number is not its own: only 1.x has this ABI.
+    const char *version = zlib.version();
+    if (version == NULL || version[0] != '1') {
+        snprintf(zlib_failure, sizeof zlib_failure, "zlib %s is not 1.x", version ? version : "(unknown)");
+        return;
+    }
+    zlib_failure[0] = '\0';
+}
+
+int ccurl_zlib_load(char *reason, size_t reason_size) {
+    pthread_once(&zlib_once, load_zlib);
+    if (zlib_failure[0] == '\0') return 0;
+    if (reason != NULL && reason_size > 0) snprintf(reason, reason_size, "%s", zlib_failure);
+    return 1;
+}
+
+const char *ccurl_zlib_version(void) { return zlib.version(); }
+
+int ccurl_deflate_init(ccurl_z_stream *stream, int level, int window_bits) {
+    // Z_DEFLATED (8) is the only method; a negative window: raw deflate, no header or trailer.
+    return zlib.deflate_init2(stream, level, 8, -window_bits, 8, 0, zlib.version(), (int)sizeof(ccurl_z_stream));
+}
+int ccurl_inflate_init(ccurl_z_stream *stream, int window_bits) {
+    return zlib.inflate_init2(stream, -window_bits, zlib.version(), (int)sizeof(ccurl_z_stream));
+}
+int ccurl_deflate(ccurl_z_stream *stream, int flush) { return zlib.deflate(stream, flush); }
+int ccurl_inflate(ccurl_z_stream *stream, int flush) { return zlib.inflate(stream, flush); }
+int ccurl_deflate_reset(ccurl_z_stream *stream) { return zlib.deflate_reset(stream); }
+int ccurl_inflate_reset(ccurl_z_stream *stream) { return zlib.inflate_reset(stream); }
+int ccurl_deflate_end(ccurl_z_stream *stream) { return zlib.deflate_end(stream); }
+int ccurl_inflate_end(ccurl_z_stream *stream) { return zlib.inflate_end(stream); }

@@ -279,4 +279,52 @@ int ccurl_multi_next_done(ccurl_multi *multi, ccurl_easy **easy, int *result, in
 ccurl_slist *ccurl_slist_append(ccurl_slist *list, const char *line);
 void ccurl_slist_free_all(ccurl_slist *list);
 
+// zlib, for WebSockets' permessage-deflate (RFC 7692): opened with dlopen("libz.so.1") as libcurl
+// itself loads it, so that no zlib headers are needed to build. zlib's ABI (soname 1) is stable;
+// the struct below is zlib's z_stream as laid out on LP64 platforms (uInt: unsigned int, uLong:
+// unsigned long, pointers 8 bytes), 112 bytes; the size is passed to zlib, which checks it.
+typedef struct {
+    const unsigned char *next_in;  // next input byte
+    unsigned int avail_in;         // bytes available at next_in
+    unsigned long total_in;
+    unsigned char *next_out;       // where the next output byte goes
+    unsigned int avail_out;        // room left at next_out
+    unsigned long total_out;
+    const char *msg;               // the last error's message, or NULL
+    void *state;                   // zlib's own
+    void *zalloc;                  // NULL: zlib's malloc
+    void *zfree;                   // NULL: zlib's free
+    void *opaque;
+    int data_type;
+    unsigned long adler;
+    unsigned long reserved;
+} ccurl_z_stream;
+
+// zlib's return codes and flush values used.
+enum {
+    CCURL_Z_OK = 0,
+    CCURL_Z_STREAM_END = 1,
+    CCURL_Z_NEED_DICT = 2,
+    CCURL_Z_BUF_ERROR = -5,
+    CCURL_Z_NO_FLUSH = 0,
+    CCURL_Z_SYNC_FLUSH = 2,
+};
+
+/// Opens libz.so.1 (once) and binds the functions below. Returns 0 when zlib is usable; otherwise
+/// 1, with the reason in `reason`.
+int ccurl_zlib_load(char *reason, size_t reason_size);
+/// zlibVersion() of the loaded zlib ("1.2.13"); only after a successful load.
+const char *ccurl_zlib_version(void);
+/// deflateInit2 for raw deflate (no zlib header) with a window of 2^window_bits bytes (9-15),
+/// compression `level` (-1: zlib's default), memLevel 8 and the default strategy.
+int ccurl_deflate_init(ccurl_z_stream *stream, int level, int window_bits);
+/// inflateInit2 for raw deflate with a window of 2^window_bits bytes (8-15).
+int ccurl_inflate_init(ccurl_z_stream *stream, int window_bits);
+int ccurl_deflate(ccurl_z_stream *stream, int flush);
+int ccurl_inflate(ccurl_z_stream *stream, int flush);
+int ccurl_deflate_reset(ccurl_z_stream *stream);
+int ccurl_inflate_reset(ccurl_z_stream *stream);
+int ccurl_deflate_end(ccurl_z_stream *stream);
+int ccurl_inflate_end(ccurl_z_stream *stream);
+
 #endif

@@ -28,12 +28,16 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
         var offset = 0
         var completion: WebSocketCompletion = .none
         var kind: Kind
+        /// What it counts in the task's queued bytes (data frames).
+        var queued = 0
     }
 
     private var writes: [Write] = []
     private var stream: (any WebSocketByteStream)?
     private var decoder: WebSocketFrameDecoder
     private var assembler: WebSocketMessageAssembler
+    /// Compresses our messages when permessage-deflate was negotiated (and zlib can honour its window).
+    private var deflater: WebSocketDeflater?
     /// Our close frame has been queued (no data after it), and when the peer's must have come.
     private var closeSent = false
     private var closeDeadline: Date?
@@ -49,7 +53,7 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
         self.connect = connect
         self.headers = headers
         self.observers = observers
-        self.handshake = WebSocketHandshake(subprotocols: task.options.subprotocols)
+        self.handshake = WebSocketHandshake(subprotocols: task.options.subprotocols, offersDeflate: task.offersDeflate)
         let limit = max(0, task.options.maximumMessageSize)
         decoder = WebSocketFrameDecoder(maximumPayload: limit)
         assembler = WebSocketMessageAssembler(maximumMessageSize: limit)
@@ -113,6 +117,14 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
                                         metrics: TransferMetrics(total: seconds))
             observers.didReceive(response)
             let subprotocol = try handshake.validate(head)
+            if let parameters = try handshake.deflate(head) {
+                guard let inflater = WebSocketInflater(parameters) else { throw WebSocketError.unavailable("zlib could not start inflating") }
+                assembler.inflater = inflater
+                decoder.allowedReservedBits = 0x40
+                deflater = WebSocketDeflater(parameters)
+            } else {
+                task.shared.withLock { $0.sendsUncompressed = true }
+            }
             decoder.append(Array(reply[length...]))
             task.didOpen(response, subprotocol: subprotocol)
             return
@@ -166,14 +178,22 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
         for frame in outgoing {
             if closeSent {
                 task.complete(frame.completion, WebSocketError.closed)
-                task.shared.withLock { $0.queuedBytes -= frame.bytes.count }
+                task.shared.withLock { $0.queuedBytes -= frame.queued }
             } else {
-                writes.append(Write(bytes: frame.bytes, completion: frame.completion, kind: .data))
+                writes.append(Write(bytes: frame.frame.map(encode) ?? frame.bytes, completion: frame.completion, kind: .data, queued: frame.queued))
             }
         }
         if let close, !closeSent {
             queueClose(close.code, close.reason)
         }
+    }
+
+    /// A message's frame as it goes: compressed (RSV1) where permessage-deflate is in use, masked.
+    private func encode(_ frame: WebSocketFrame) -> [UInt8] {
+        if let deflater, !frame.payload.isEmpty, let compressed = deflater.compress(frame.payload) {
+            return WebSocketFrameEncoder.encode(WebSocketFrame(fin: frame.fin, reserved: 0x40, opcode: frame.opcode, payload: compressed))
+        }
+        return WebSocketFrameEncoder.encode(frame)
     }
 
     private func queueClose(_ code: WebSocketCloseCode, _ reason: String) {
@@ -210,7 +230,7 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
             guard writes[0].offset == writes[0].bytes.count else { continue }
             let done = writes.removeFirst()
             if done.kind == .data {
-                task.shared.withLock { $0.queuedBytes -= done.bytes.count }
+                task.shared.withLock { $0.queuedBytes -= done.queued }
                 task.complete(done.completion, nil)
             }
             if done.kind == .close, let (code, reason) = peerClose {
@@ -341,7 +361,7 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
                 kept.append(write)
                 continue
             }
-            task.shared.withLock { $0.queuedBytes -= write.bytes.count }
+            task.shared.withLock { $0.queuedBytes -= write.queued }
             task.complete(write.completion, error)
         }
         writes = keepingStarted ? kept : []

@@ -7,10 +7,13 @@ struct WebSocketHandshake: Sendable {
     /// The 16 random bytes of `Sec-WebSocket-Key`, base64.
     let key: String
     let subprotocols: [String]
+    /// Whether the request offers permessage-deflate (``WebSocketDeflateParameters/offer``).
+    let offersDeflate: Bool
 
-    init(subprotocols: [String], key: String = WebSocketHandshake.randomKey()) {
+    init(subprotocols: [String], offersDeflate: Bool = false, key: String = WebSocketHandshake.randomKey()) {
         self.key = key
         self.subprotocols = subprotocols
+        self.offersDeflate = offersDeflate
     }
 
     /// A new nonce: 16 bytes from the system's random source, base64 (§4.1 item 7).
@@ -56,6 +59,7 @@ struct WebSocketHandshake: Sendable {
             }
             lines.append("Sec-WebSocket-Protocol: \(subprotocols.joined(separator: ", "))")
         }
+        if offersDeflate { lines.append("Sec-WebSocket-Extensions: \(WebSocketDeflateParameters.offer)") }
         for (name, value) in headers {
             do { try HeaderValidation.check(name: name, value: value) } catch { throw .connectionFailed(error) }
             guard !Self.reservedNames.contains(name.lowercased()) else {
@@ -87,14 +91,23 @@ struct WebSocketHandshake: Sendable {
         guard accept.trimmingCharacters(in: .whitespaces) == Self.accept(for: key) else {
             throw .invalidHandshake("Sec-WebSocket-Accept \"\(accept)\" does not answer the key sent")
         }
-        if let extensions = value("Sec-WebSocket-Extensions"), !extensions.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw .invalidHandshake("the server chose extensions that were not offered (\(extensions))")
-        }
+        _ = try deflate(head)
         guard let chosen = value("Sec-WebSocket-Protocol")?.trimmingCharacters(in: .whitespaces), !chosen.isEmpty else {
             return nil
         }
         guard subprotocols.contains(chosen) else { throw .invalidHandshake("the server chose subprotocol \"\(chosen)\", which was not offered") }
         return chosen
+    }
+
+    /// The permessage-deflate the server accepted, or `nil`. Throws when it chose an extension
+    /// not offered (any, when none was), or answered the offer with invalid parameters (§7).
+    func deflate(_ head: WebSocketResponseHead) throws(WebSocketError) -> WebSocketDeflateParameters? {
+        let values = head.fields.filter { $0.name.caseInsensitiveCompare("Sec-WebSocket-Extensions") == .orderedSame }
+            .map { $0.value.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !values.isEmpty else { return nil }
+        let extensions = values.joined(separator: ", ")
+        guard offersDeflate else { throw .invalidHandshake("the server chose extensions that were not offered (\(extensions))") }
+        return try WebSocketDeflateParameters.parse(extensions)
     }
 
     private static func isToken(_ text: String) -> Bool {

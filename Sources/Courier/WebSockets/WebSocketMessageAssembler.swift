@@ -19,6 +19,10 @@ struct WebSocketMessageAssembler: Sendable {
     private var kind: WebSocketOpcode?
     private var parts: [UInt8] = []
     private var validator = UTF8Validator()
+    /// The negotiated permessage-deflate's decompressor (`nil`: none negotiated).
+    var inflater: WebSocketInflater?
+    /// The message being put together came compressed (RSV1 on its first frame).
+    private var compressed = false
 
     init(maximumMessageSize: Int) {
         self.maximumMessageSize = maximumMessageSize
@@ -34,22 +38,32 @@ struct WebSocketMessageAssembler: Sendable {
             guard kind == nil else { throw .protocolViolation("a new message before the previous one's last fragment") }
             kind = frame.opcode
             validator = UTF8Validator()
+            // RFC 7692 §6.1: RSV1 on a message's first frame says it is compressed (the frame
+            // decoder lets RSV1 through only once permessage-deflate was negotiated).
+            compressed = frame.reserved & 0x40 != 0
+            if compressed, inflater == nil { throw .protocolViolation("RSV1 set without permessage-deflate") }
         case .continuation:
             guard kind != nil else { throw .protocolViolation("a continuation frame with no message to continue") }
+            guard frame.reserved & 0x40 == 0 else { throw .protocolViolation("RSV1 on a continuation frame") }
         }
-        guard parts.count + frame.payload.count <= maximumMessageSize else { throw .messageTooLarge(limit: maximumMessageSize) }
-        if kind == .text, !validator.feed(frame.payload) { throw .invalidUTF8 }
-        if parts.isEmpty, frame.fin {
-            // A message in one frame: its payload is the message, no copy into `parts`.
+        var payload = frame.payload
+        if compressed, let inflater {
+            payload = try inflater.inflate(payload, final: frame.fin, limit: maximumMessageSize - parts.count, messageLimit: maximumMessageSize)
+        }
+        guard parts.count + payload.count <= maximumMessageSize else { throw .messageTooLarge(limit: maximumMessageSize) }
+        if kind == .text, !validator.feed(payload) { throw .invalidUTF8 }
+        if frame.opcode != .continuation, frame.fin {
+            // A message in one frame: its payload is the message, no copy into `parts`. (Not
+            // `parts.isEmpty`: a message whose earlier fragments were all empty is not one frame.)
             kind = nil
-            return .message(try Self.message(frame.opcode, frame.payload, validator))
+            return .message(try Self.message(frame.opcode, payload, validator))
         }
-        parts.append(contentsOf: frame.payload)
+        parts.append(contentsOf: payload)
         guard frame.fin, let opcode = kind else { return nil }
         kind = nil
-        let payload = parts
+        let message = parts
         parts = []
-        return .message(try Self.message(opcode, payload, validator))
+        return .message(try Self.message(opcode, message, validator))
     }
 
     private static func message(_ opcode: WebSocketOpcode, _ payload: [UInt8], _ validator: UTF8Validator) throws(WebSocketError) -> WebSocketMessage {

@@ -32,12 +32,16 @@ public struct WebSocketOptions: Sendable {
     /// ``WebSocketError/sendBufferFull`` (one message of any size is always accepted when
     /// nothing waits). Default: 64 MiB.
     public var maximumQueuedBytes: Int
+    /// Whether to offer permessage-deflate (RFC 7692): messages compressed both ways when the
+    /// server accepts. Offered only where zlib loads (`libz.so.1`, as libcurl loads it);
+    /// compressed messages are held to ``maximumMessageSize`` as they inflate. Default: `true`.
+    public var compression: Bool
 
     /// The defaults described on each property.
     public init(subprotocols: [String] = [], headers: [(name: String, value: String)] = [],
                 maximumMessageSize: Int = 64 << 20, handshakeTimeout: TimeInterval = 30, closeTimeout: TimeInterval = 5,
                 sendTimeout: TimeInterval = 30, pingInterval: TimeInterval? = nil, pongTimeout: TimeInterval = 10,
-                bufferedMessages: Int = 16, maximumQueuedBytes: Int = 64 << 20) {
+                bufferedMessages: Int = 16, maximumQueuedBytes: Int = 64 << 20, compression: Bool = true) {
         self.subprotocols = subprotocols
         self.headers = headers
         self.maximumMessageSize = maximumMessageSize
@@ -48,5 +52,6 @@ public struct WebSocketOptions: Sendable {
         self.pongTimeout = pongTimeout
         self.bufferedMessages = bufferedMessages
         self.maximumQueuedBytes = maximumQueuedBytes
+        self.compression = compression
     }
 }

@@ -4,9 +4,18 @@ import Foundation
 struct WebSocketState {
     /// A frame waiting for the socket's thread, with what to call once it is written (or not).
     struct Outgoing {
+        /// The frame as it goes on the wire (masked), or empty when `frame` is to be encoded by
+        /// the socket's thread (it may compress it: only that thread holds the deflate context).
         var bytes: [UInt8]
+        var frame: WebSocketFrame? = nil
         var completion: WebSocketCompletion
+        /// What it counts in ``queuedBytes``.
+        var queued: Int
     }
+
+    /// No permessage-deflate on this socket (not offered, or not accepted): a sender encodes and
+    /// masks its frame itself. Until the handshake says so, frames go to the socket's thread unencoded.
+    var sendsUncompressed = false
 
     /// Frames sent, not yet taken by the thread.
     var outgoing: [Outgoing] = []

@@ -20,6 +20,8 @@ public final class WebSocketTask: Sendable {
     let onOpen: (@Sendable (HTTPResponse) -> Void)?
     let onMessage: (@Sendable (WebSocketMessage, WebSocketTask) -> Void)?
     let onEnd: (@Sendable (WebSocketEnd) -> Void)?
+    /// Whether the handshake offers permessage-deflate: asked for in the options, and zlib loads.
+    let offersDeflate: Bool
 
     init(url: URL, options: WebSocketOptions, callbackQueue: DispatchQueue, onOpen: (@Sendable (HTTPResponse) -> Void)?,
          onMessage: (@Sendable (WebSocketMessage, WebSocketTask) -> Void)?, onEnd: (@Sendable (WebSocketEnd) -> Void)?) {
@@ -29,6 +31,8 @@ public final class WebSocketTask: Sendable {
         self.onOpen = onOpen
         self.onMessage = onMessage
         self.onEnd = onEnd
+        offersDeflate = options.compression && WebSocketZlib.isAvailable
+        shared.withLock { [offersDeflate] in $0.sendsUncompressed = !offersDeflate }
     }
 
     /// The subprotocol the server chose, once open; `nil` before, or when it chose none.
@@ -79,13 +83,20 @@ public final class WebSocketTask: Sendable {
         case let .text(text): frame = WebSocketFrame(opcode: .text, payload: Array(text.utf8))
         case let .binary(data): frame = WebSocketFrame(opcode: .binary, payload: Array(data))
         }
-        // Masked here, on the caller's thread: a large message costs the caller, not the socket's thread.
-        let bytes = WebSocketFrameEncoder.encode(frame)
+        // Masked here, on the caller's thread: a large message costs the caller, not the socket's
+        // thread. Not where permessage-deflate may be in use: the socket's thread compresses, in order.
+        let outgoing: WebSocketState.Outgoing
+        if shared.withLock({ $0.sendsUncompressed }) {
+            let bytes = WebSocketFrameEncoder.encode(frame)
+            outgoing = .init(bytes: bytes, completion: completion, queued: bytes.count)
+        } else {
+            outgoing = .init(bytes: [], frame: frame, completion: completion, queued: frame.payload.count + 14)
+        }
         let refusal: WebSocketError? = shared.withLock { state in
             if state.end != nil || state.closeRequest != nil { return .closed }
-            if state.queuedBytes > 0, state.queuedBytes + bytes.count > options.maximumQueuedBytes { return .sendBufferFull }
-            state.outgoing.append(.init(bytes: bytes, completion: completion))
-            state.queuedBytes += bytes.count
+            if state.queuedBytes > 0, state.queuedBytes + outgoing.queued > options.maximumQueuedBytes { return .sendBufferFull }
+            state.outgoing.append(outgoing)
+            state.queuedBytes += outgoing.queued
             return nil
         }
         if let refusal { complete(completion, refusal) } else { wakeup.wake() }

@@ -12,7 +12,8 @@ import XCTest
 /// - `/echo-check` (Python only): sends "a" and the bytes 01 02, then closes with 1000 and reason
 ///   "ok" if both came back unchanged and of the same kind, 4000 otherwise.
 ///
-/// The subprotocol "chat" is chosen when offered. Without python3 and websockets (or node and
+/// The subprotocol "chat" is chosen when offered. With `compression`, the server accepts
+/// permessage-deflate (RFC 7692) with its defaults (context takeover, 15-bit windows). Without python3 and websockets (or node and
 /// ws) the test is skipped and says why, unless `COURIER_REQUIRE_WS_PEERS=1` (CI), which fails it.
 /// A server exits when its stdin closes, so it never outlives the test process.
 final class WebSocketPeer: Sendable {
@@ -30,10 +31,10 @@ final class WebSocketPeer: Sendable {
     func url(_ path: String) -> URL { URL(string: "\(secure ? "wss" : "ws")://127.0.0.1:\(port)\(path)")! }
 
     /// Starts a `kind` server in `folder`; with `certificate` and `key` it serves wss (Python only).
-    init(_ kind: Kind, in folder: URL, certificate: URL? = nil, key: URL? = nil) throws {
+    init(_ kind: Kind, in folder: URL, certificate: URL? = nil, key: URL? = nil, compression: Bool = false) throws {
         self.kind = kind
         secure = certificate != nil
-        let tlsArguments = [certificate, key].compactMap { $0?.path }
+        let tlsArguments = [certificate, key].compactMap { $0?.path } + (compression ? ["--deflate"] : [])
         switch kind {
         case .python:
             guard let python = ExternalTool.path(of: "python3") else { throw Self.missing("python3") }
@@ -101,11 +102,13 @@ final class WebSocketPeer: Sendable {
 
         async def main():
             context = None
-            if len(sys.argv) > 2:
+            arguments = [a for a in sys.argv[1:] if a != "--deflate"]
+            if len(arguments) >= 2:
                 context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-                context.load_cert_chain(sys.argv[1], sys.argv[2])
+                context.load_cert_chain(arguments[0], arguments[1])
+            compression = "deflate" if "--deflate" in sys.argv else None
             async with serve(handler, "127.0.0.1", 0, ssl=context, select_subprotocol=choose,
-                             max_size=None, compression=None, ping_interval=None) as server:
+                             max_size=None, compression=compression, ping_interval=None) as server:
                 print(server.sockets[0].getsockname()[1], flush=True)
                 await asyncio.Future()
 
@@ -117,7 +120,8 @@ final class WebSocketPeer: Sendable {
         module.paths.push('/usr/share/nodejs');
         const { WebSocketServer } = require('ws');
         const server = new WebSocketServer({
-            host: '127.0.0.1', port: 0, maxPayload: 256 * 1024 * 1024, perMessageDeflate: false,
+            host: '127.0.0.1', port: 0, maxPayload: 256 * 1024 * 1024,
+            perMessageDeflate: process.argv.includes('--deflate') ? { threshold: 0 } : false,
             handleProtocols: (offered) => offered.has('chat') ? 'chat' : false,
         });
         server.on('listening', () => console.log(server.address().port));

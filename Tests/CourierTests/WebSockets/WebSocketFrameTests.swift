@@ -106,6 +106,19 @@ final class WebSocketFrameTests: XCTestCase {
         XCTAssertEqual(events, [.ping([1]), .pong([2]), .message(.text("Hello")), .message(.binary(Data()))])
     }
 
+    /// Found by scripts/ws-conformance (Autobahn 6.1.2): a text message whose fragments are all
+    /// empty stays text (it was taken for a one-frame message of its last frame's opcode).
+    func testAnEmptyTextMessageInEmptyFragmentsIsText() throws {
+        let events = try assemble([
+            WebSocketFrame(fin: false, opcode: .text, payload: []),
+            WebSocketFrame(fin: false, opcode: .continuation, payload: []),
+            WebSocketFrame(opcode: .continuation, payload: []),
+            WebSocketFrame(fin: false, opcode: .binary, payload: []),
+            WebSocketFrame(opcode: .continuation, payload: []),
+        ])
+        XCTAssertEqual(events, [.message(.text("")), .message(.binary(Data()))])
+    }
+
     func testFragmentationErrors() {
         XCTAssertThrowsError(try assemble([WebSocketFrame(opcode: .continuation, payload: [1])]))
         XCTAssertThrowsError(try assemble([WebSocketFrame(fin: false, opcode: .text, payload: [0x41]),

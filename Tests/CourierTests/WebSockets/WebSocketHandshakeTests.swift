@@ -69,6 +69,48 @@ final class WebSocketHandshakeTests: XCTestCase {
         rejects(good.replacingOccurrences(of: "Upgrade: websocket", with: "Upgrade: h2c") + "\r\n", invalid)
     }
 
+    func testPermessageDeflateIsOfferedAndItsAnswerRead() throws {
+        let handshake = WebSocketHandshake(subprotocols: [], offersDeflate: true, key: "dGhlIHNhbXBsZSBub25jZQ==")
+        let request = String(decoding: try handshake.request(for: URL(string: "ws://example.com/chat")!, headers: []), as: UTF8.self)
+        XCTAssertTrue(request.contains("\r\nSec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"), request)
+        let good = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"
+        XCTAssertNil(try handshake.deflate(try head(good + "\r\n")))
+        XCTAssertEqual(try handshake.deflate(try head(good + "Sec-WebSocket-Extensions: permessage-deflate\r\n\r\n")), WebSocketDeflateParameters())
+        let all = "Sec-WebSocket-Extensions: PerMessage-Deflate; server_no_context_takeover; client_no_context_takeover; "
+            + "server_max_window_bits=10; client_max_window_bits=\"9\"\r\n\r\n"
+        XCTAssertEqual(try handshake.deflate(try head(good + all)),
+                       WebSocketDeflateParameters(serverNoContextTakeover: true, clientNoContextTakeover: true, serverMaxWindowBits: 10, clientMaxWindowBits: 9))
+        for bad in ["client_max_window_bits", "client_max_window_bits=16", "server_max_window_bits=09", "server_no_context_takeover=1", "mode=fast"] {
+            XCTAssertThrowsError(try handshake.deflate(try head(good + "Sec-WebSocket-Extensions: permessage-deflate; \(bad)\r\n\r\n")), bad)
+        }
+        // Without the offer, any extension is refused.
+        let plain = WebSocketHandshake(subprotocols: [], key: "dGhlIHNhbXBsZSBub25jZQ==")
+        XCTAssertFalse(String(decoding: try plain.request(for: URL(string: "ws://example.com/")!, headers: []), as: UTF8.self).contains("Extensions"))
+        XCTAssertThrowsError(try plain.deflate(try head(good + "Sec-WebSocket-Extensions: permessage-deflate\r\n\r\n")))
+    }
+
+    /// Compressing and inflating with the RFC 7692 §7.2.3.1 example, and each side's context.
+    func testDeflateAndInflateRoundTrip() throws {
+        // "Hello" compressed, as the RFC shows it.
+        let inflater = try XCTUnwrap(WebSocketInflater(WebSocketDeflateParameters()))
+        XCTAssertEqual(try inflater.inflate([0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00], final: true, limit: 100, messageLimit: 100), Array("Hello".utf8))
+        // With context takeover the second "Hello" refers back to the first (§7.2.3.2): shorter.
+        let deflater = try XCTUnwrap(WebSocketDeflater(WebSocketDeflateParameters()))
+        let first = try XCTUnwrap(deflater.compress(Array("Hello".utf8)))
+        let second = try XCTUnwrap(deflater.compress(Array("Hello".utf8)))
+        XCTAssertLessThan(second.count, first.count)
+        let reader = try XCTUnwrap(WebSocketInflater(WebSocketDeflateParameters()))
+        XCTAssertEqual(try reader.inflate(first, final: true, limit: 100, messageLimit: 100), Array("Hello".utf8))
+        XCTAssertEqual(try reader.inflate(second, final: true, limit: 100, messageLimit: 100), Array("Hello".utf8))
+        // Without it, each message stands alone.
+        let fresh = try XCTUnwrap(WebSocketDeflater(WebSocketDeflateParameters(clientNoContextTakeover: true)))
+        XCTAssertEqual(fresh.compress(Array("Hello".utf8)), fresh.compress(Array("Hello".utf8)))
+        // A window of 8 bits cannot be deflated with by zlib: no deflater, messages go plain.
+        XCTAssertNil(WebSocketDeflater(WebSocketDeflateParameters(clientMaxWindowBits: 8)))
+        XCTAssertThrowsError(try reader.inflate([0x06, 0x07], final: true, limit: 100, messageLimit: 100))
+    }
+
     func testReplyHeadParsing() throws {
         XCTAssertNil(try WebSocketResponseHead.parse(Array("HTTP/1.1 101 OK\r\nUpgrade: websocket\r\n".utf8)))
         let parsed = try XCTUnwrap(try WebSocketResponseHead.parse(Array("HTTP/1.1 101 OK\r\nA: b\r\n\r\n\u{81}\u{0}".utf8)))

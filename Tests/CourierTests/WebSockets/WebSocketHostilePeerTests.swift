@@ -22,10 +22,14 @@ final class WebSocketHostilePeerTests: XCTestCase {
 
     private func wsURL(_ path: String) -> URL { URL(string: "ws://127.0.0.1:\(server.port)\(path)")! }
 
-    /// A valid `101` for `request`, then `bytes`; with `hold`, the connection stays open until the test ends.
-    private static func upgrade(_ request: ServerRequest, _ writer: ResponseWriter, then bytes: [UInt8] = [], hold release: Gate? = nil) {
+    /// A valid `101` for `request` (with `extensions` as its `Sec-WebSocket-Extensions`), then
+    /// `bytes`; with `hold`, the connection stays open until the test ends.
+    private static func upgrade(_ request: ServerRequest, _ writer: ResponseWriter, extensions: String? = nil, then bytes: [UInt8] = [],
+                                hold release: Gate? = nil) {
         let accept = WebSocketHandshake.accept(for: request.header("Sec-WebSocket-Key") ?? "")
-        writer.writeHead(status: 101, headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", accept)])
+        var headers = [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", accept)]
+        if let extensions { headers.append(("Sec-WebSocket-Extensions", extensions)) }
+        writer.writeHead(status: 101, headers: headers)
         if !bytes.isEmpty { writer.write(Data(bytes)) }
         _ = release?.wait(timeout: 30)
     }
@@ -121,6 +125,68 @@ final class WebSocketHostilePeerTests: XCTestCase {
         let release = self.release
         server.route("/close") { [release] request, writer in Self.upgrade(request, writer, then: Self.frame(.close, [0x03, 0xED]), hold: release) }   // 1005
         guard case .protocolViolation? = failure(of: "/close") else { return XCTFail() }
+    }
+
+    // MARK: - permessage-deflate
+
+    func testRSV1WithoutNegotiatedCompressionIsAProtocolViolation() {
+        let release = self.release
+        // Offered by default, but this server's 101 does not accept it: RSV1 means nothing here.
+        server.route("/rsv1") { [release] request, writer in
+            XCTAssertEqual(request.header("Sec-WebSocket-Extensions"), "permessage-deflate; client_max_window_bits")
+            Self.upgrade(request, writer, then: WebSocketFrameEncoder.encode(WebSocketFrame(reserved: 0x40, opcode: .text, payload: [0x4A, 0x04, 0]),
+                                                                             maskKey: nil), hold: release)
+        }
+        guard case .protocolViolation? = failure(of: "/rsv1") else { return XCTFail() }
+    }
+
+    func testADeflateBombFailsAtTheMessageSizeLimit() throws {
+        let release = self.release
+        // 64 MiB of zeros, compressed to about 64 KiB: it must fail at 1 MiB, not be inflated whole.
+        let deflater = try XCTUnwrap(WebSocketDeflater(WebSocketDeflateParameters()))
+        let bomb = try XCTUnwrap(deflater.compress([UInt8](repeating: 0, count: 64 << 20)))
+        XCTAssertLessThan(bomb.count, 1 << 20)
+        server.route("/bomb") { [release] request, writer in
+            Self.upgrade(request, writer, extensions: "permessage-deflate",
+                         then: WebSocketFrameEncoder.encode(WebSocketFrame(reserved: 0x40, opcode: .binary, payload: bomb), maskKey: nil), hold: release)
+        }
+        guard case .messageTooLarge(1 << 20)? = failure(of: "/bomb", options: WebSocketOptions(maximumMessageSize: 1 << 20)) else { return XCTFail() }
+    }
+
+    func testAServerThatAnswersWithAnExtensionNotOfferedOrBadParametersFailsTheHandshake() {
+        let answers = [
+            "/other": "x-webkit-deflate-frame",
+            "/bits": "permessage-deflate; server_max_window_bits=7",
+            "/unknown": "permessage-deflate; foo=1",
+            "/twice": "permessage-deflate; client_no_context_takeover; client_no_context_takeover",
+            "/two": "permessage-deflate, permessage-deflate",
+        ]
+        for (path, answer) in answers {
+            server.route(path) { request, writer in Self.upgrade(request, writer, extensions: answer) }
+            guard case .invalidHandshake? = failure(of: path) else { return XCTFail(path) }
+        }
+        // Accepted, but not offered (compression off): refused too.
+        server.route("/unasked") { request, writer in Self.upgrade(request, writer, extensions: "permessage-deflate") }
+        guard case .invalidHandshake? = failure(of: "/unasked", options: WebSocketOptions(compression: false)) else { return XCTFail() }
+    }
+
+    func testACompressedMessageFromAServerThatNegotiatedItIsInflated() throws {
+        let release = self.release
+        let deflater = try XCTUnwrap(WebSocketDeflater(WebSocketDeflateParameters(clientNoContextTakeover: true)))
+        let first = try XCTUnwrap(deflater.compress(Array("Hello, deflate".utf8)))
+        let second = try XCTUnwrap(deflater.compress(Array("Hello, deflate".utf8)))
+        // The second message in 2 fragments: RSV1 on the first frame only.
+        let bytes = WebSocketFrameEncoder.encode(WebSocketFrame(reserved: 0x40, opcode: .text, payload: first), maskKey: nil)
+            + WebSocketFrameEncoder.encode(WebSocketFrame(fin: false, reserved: 0x40, opcode: .text, payload: Array(second.prefix(3))), maskKey: nil)
+            + WebSocketFrameEncoder.encode(WebSocketFrame(opcode: .continuation, payload: Array(second.dropFirst(3))), maskKey: nil)
+        server.route("/inflate") { [release] request, writer in
+            Self.upgrade(request, writer, extensions: "permessage-deflate; server_no_context_takeover; client_max_window_bits=10",
+                         then: bytes, hold: release)
+        }
+        let socket = makeNetwork().webSocket(wsURL("/inflate"))
+        XCTAssertEqual(try socket.receive(timeout: 10), .text("Hello, deflate"))
+        XCTAssertEqual(try socket.receive(timeout: 10), .text("Hello, deflate"))
+        socket.cancel()
     }
 
     func testAPingFloodFromAPeerThatDoesNotReadIsAnsweredInBoundedMemory() throws {

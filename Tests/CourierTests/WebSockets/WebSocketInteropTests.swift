@@ -57,6 +57,37 @@ final class WebSocketInteropTests: XCTestCase {
         }
     }
 
+    /// permessage-deflate (RFC 7692) with servers that accept it: offered by default, accepted,
+    /// and every message of every size comes back through both directions' compression (the
+    /// server decompresses ours, we decompress its), context kept across messages.
+    func testCompressedEchoWithPeersThatAcceptPermessageDeflate() throws {
+        for kind in WebSocketPeer.Kind.allCases {
+            let peer = try WebSocketPeer(kind, in: folder, compression: true)
+            defer { peer.stop() }
+            let socket = makeNetwork().webSocket(peer.url("/echo"))
+            for size in [0, 1, 125, 126, 65536, 1 << 20] {
+                let text = String(repeating: "compressible é ", count: size / 16)
+                try socket.sendSynchronously(.text(text))
+                XCTAssertEqual(try socket.receive(timeout: 20), .text(text), "\(kind) text \(size)")
+                let binary = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 % 251) })
+                try socket.sendSynchronously(.binary(binary))
+                XCTAssertEqual(try socket.receive(timeout: 20), .binary(binary), "\(kind) binary \(size)")
+            }
+            let extensions = socket.handshakeResponse?.headers["Sec-WebSocket-Extensions"] ?? ""
+            XCTAssertTrue(extensions.hasPrefix("permessage-deflate"), "\(kind): \(extensions)")
+            socket.close()
+            XCTAssertNil(try socket.receive(timeout: 10))
+            XCTAssertEqual(closedCode(socket.end)?.0, 1000, "\(kind): \(String(describing: socket.end))")
+
+            // Not offered: the same server sends uncompressed.
+            let plain = makeNetwork().webSocket(peer.url("/echo"), options: WebSocketOptions(compression: false))
+            try plain.sendSynchronously(.text("plain"))
+            XCTAssertEqual(try plain.receive(timeout: 10), .text("plain"))
+            XCTAssertNil(plain.handshakeResponse?.headers["Sec-WebSocket-Extensions"], "\(kind)")
+            plain.cancel()
+        }
+    }
+
     func testSixteenMebibyteMessages() throws {
         try eachPeer { peer in
             let socket = makeNetwork().webSocket(peer.url("/echo"))
