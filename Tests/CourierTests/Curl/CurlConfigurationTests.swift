@@ -48,6 +48,21 @@ final class CurlConfigurationTests: XCTestCase {
         XCTAssertEqual(limit.seconds, 0.4)
     }
 
+    /// curl's `-Y`/`-y`, through ``LibcurlOptions/lowSpeedLimit``: a body slower than the limit
+    /// ends with libcurl's sentence long before the idle timeout (20 s here) would.
+    func testALowSpeedLimitEndsASlowTransferWithLibcurlsSentence() throws {
+        let server = try stallingServer()
+        var configuration = CurlConfiguration()
+        configuration.connection.idleTimeout = 20
+        configuration.connection.libcurl.lowSpeedLimit = LibcurlOptions.LowSpeedLimit(bytesPerSecond: 1_000, seconds: 1)
+        let network = try makeNetwork(configuration)
+        let result = network.scheduleSynchronously(Request<Data>(url: server.url("/stall"), timeout: .infinity), timeout: 30)
+        guard case let .failure(NetworkError.transport(error)) = result else { return XCTFail("expected libcurl's low-speed limit, got \(result)") }
+        XCTAssertEqual(error.code, .timedOut)
+        XCTAssertTrue(error.localizedDescription.contains("Operation too slow. Less than 1000 bytes/sec transferred the last 1 seconds"),
+                      error.localizedDescription)
+    }
+
     func testTheProxiesItNamesAreUsedWhateverTheEnvironmentSays() throws {
         let proxy = try makeProxy()
         let network = try makeNetwork(CurlConfiguration(

@@ -16,6 +16,11 @@ enum CurlPassThrough {
         if let methods = libcurl.authMethods { options.set(Int32(CCURLOPT_HTTPAUTH), methods.rawValue) }
         if let methods = libcurl.proxyAuthMethods { options.set(Int32(CCURLOPT_PROXYAUTH), methods.rawValue) }
         if let credentials = libcurl.credentials { options.set(Int32(CCURLOPT_USERPWD), credentials) }
+        if let lowSpeed = libcurl.lowSpeedLimit {
+            // Over the idle timeout's backstop (CurlRequestOptions), which set the same two.
+            options.set(Int32(CCURLOPT_LOW_SPEED_LIMIT), lowSpeed.bytesPerSecond)
+            options.set(Int32(CCURLOPT_LOW_SPEED_TIME), lowSpeed.seconds)
+        }
     }
 }
 

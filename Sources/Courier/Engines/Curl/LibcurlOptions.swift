@@ -70,6 +70,34 @@ public struct LibcurlOptions: Sendable, Hashable {
     /// ```
     public var proxyAuthMethods: AuthMethods? = nil
 
+    /// `CURLOPT_LOW_SPEED_LIMIT` and `CURLOPT_LOW_SPEED_TIME` (curl's `-Y`/`--speed-limit` and
+    /// `-y`/`--speed-time`): a transfer slower than ``LowSpeedLimit/bytesPerSecond`` for
+    /// ``LowSpeedLimit/seconds`` on end is ended by libcurl, with ``NetworkError/transport(_:)``
+    /// carrying `URLError.timedOut` and libcurl's sentence (`Operation too slow. Less than 1000
+    /// bytes/sec transferred the last 3 seconds`). Default: `nil`, libcurl's backstop behind the
+    /// idle timeout (see ``ConnectionOptions/idleTimeout``), which a request without a byte for
+    /// that long meets first.
+    ///
+    /// ```swift
+    /// var connection = ConnectionOptions()
+    /// connection.libcurl.lowSpeedLimit = LibcurlOptions.LowSpeedLimit(bytesPerSecond: 10_000, seconds: 20)
+    /// ```
+    public var lowSpeedLimit: LowSpeedLimit? = nil
+
+    /// A speed a transfer must keep (``LibcurlOptions/lowSpeedLimit``), averaged over a time.
+    public struct LowSpeedLimit: Sendable, Hashable {
+        /// The speed, in bytes per second, below which the time counts. curl's default: 1.
+        public var bytesPerSecond: Int
+        /// How many whole seconds below it end the transfer. curl's default: 30.
+        public var seconds: Int
+
+        /// Slower than `bytesPerSecond` for `seconds` on end; curl's defaults for what is not given.
+        public init(bytesPerSecond: Int = 1, seconds: Int = 30) {
+            self.bytesPerSecond = bytesPerSecond
+            self.seconds = seconds
+        }
+    }
+
     /// Whether libcurl may answer a `401` itself: an ``authMethods`` beyond Basic (which sends
     /// its credentials at once), so that a transfer can make more than one request.
     var negotiatesAuthentication: Bool {
