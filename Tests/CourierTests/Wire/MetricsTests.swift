@@ -160,7 +160,7 @@ final class MetricsTests: XCTestCase {
         for (url, phase) in cases {
             let error = try XCTUnwrap(failure(of: url, on: network), "\(url)")
             let metrics = try XCTUnwrap(error.metrics, "\(error)")
-            XCTAssertGreaterThan(metrics.total, 0)
+            XCTAssertGreaterThan(metrics.total, 0, "\(url): \(error); \(metrics.timeline)")
             if isCurl {
                 XCTAssertEqual(metrics.phase, phase, "\(url): \(error)")
             } else {
