@@ -52,13 +52,21 @@ extension Network {
             task.finish(.failed(.connectionFailed(.invalidURL(Redaction.standard.redact(urlString: url.absoluteString)))))
             return task
         }
-        let headers = webSocketHeaders(for: url, settings: settings, options: options)
+        let core = self.core
+        let headers: WebSocketConnectionLoop.Headers = { next in
+            var options = options
+            // A redirect to another origin does not take the caller's credentials along.
+            if !WebSocketRedirect.sameOrigin(url, next) {
+                options.headers.removeAll { ["authorization", "cookie"].contains($0.name.lowercased()) }
+            }
+            return Self.webSocketHeaders(for: next, core: core, settings: settings, options: options)
+        }
         let connectTimeout = core.timeouts.connectTimeout ?? core.timeouts.idleTimeout
         // The network's observers see the upgrade as a request: its GET, its 101 (or the answer
         // that refused it), or why it failed.
         let observers = WebSocketUpgradeObservers(observers: core.observerList.withLock { $0 },
                                                   context: RequestContext(id: core.nextTransferID(), attempt: 1, method: .get, url: url))
-        let loop = WebSocketConnectionLoop(task: task, headers: headers, observers: observers) { timeout, isCancelled throws(WebSocketError) in
+        let loop = WebSocketConnectionLoop(task: task, headers: headers, observers: observers) { url, timeout, isCancelled throws(WebSocketError) in
             try CurlWebSocketConnection.open(url: url, settings: settings, timeout: timeout, connectTimeout: connectTimeout,
                                              isCancelled: isCancelled)
         }
@@ -86,7 +94,8 @@ extension Network {
     /// The handshake's extra fields: the configuration's, the network's defaults and
     /// `User-Agent`, its cookies for the URL, then the options' (a later field replaces an
     /// earlier one of the same name). The handshake's own fields are never taken from the first three.
-    private func webSocketHeaders(for url: URL, settings: CurlSettings, options: WebSocketOptions) -> [(name: String, value: String)] {
+    private static func webSocketHeaders(for url: URL, core: NetworkCore, settings: CurlSettings,
+                                         options: WebSocketOptions) -> [(name: String, value: String)] {
         var fields: [(name: String, value: String)] = []
         func add(_ name: String, _ value: String) {
             fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }

@@ -12,12 +12,15 @@ import Darwin
 /// pipe. The only code that touches the connection; it runs no caller code (handlers go to the
 /// task's delivery queue) and holds no lock while it waits.
 final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), used by its own thread alone
-    typealias Connect = (_ timeout: TimeInterval, _ isCancelled: @escaping @Sendable () -> Bool) throws(WebSocketError) -> any WebSocketByteStream
+    typealias Connect = (_ url: URL, _ timeout: TimeInterval, _ isCancelled: @escaping @Sendable () -> Bool) throws(WebSocketError) -> any WebSocketByteStream
+    /// The handshake's extra fields for a URL (the first, or one a redirect led to).
+    typealias Headers = @Sendable (_ url: URL) -> [(name: String, value: String)]
 
     private let task: WebSocketTask
     private let connect: Connect
-    private let handshake: WebSocketHandshake
-    private let headers: [(name: String, value: String)]
+    /// A new one (a new key) for each connection a redirect makes.
+    private var handshake: WebSocketHandshake
+    private let headers: Headers
     private let observers: WebSocketUpgradeObservers
     /// The 101 has come: failures after it are the open socket's, not the upgrade's.
     private var opened = false
@@ -47,7 +50,7 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
     private var lastWriteProgress = Date()
     private var pingSentAt: Date?
 
-    init(task: WebSocketTask, headers: [(name: String, value: String)], observers: WebSocketUpgradeObservers = WebSocketUpgradeObservers(),
+    init(task: WebSocketTask, headers: @escaping Headers, observers: WebSocketUpgradeObservers = WebSocketUpgradeObservers(),
          connect: @escaping Connect) {
         self.task = task
         self.connect = connect
@@ -71,13 +74,25 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
         let started = DispatchTime.now()
         do {
             let deadline = Date().addingTimeInterval(task.options.handshakeTimeout)
-            let request = try handshake.request(for: task.url, headers: headers)
-            observers.willSend(url: task.url, headers: headers)
-            let stream = try connect(task.options.handshakeTimeout) { task.hasEnded }
-            self.stream = stream
-            try openingHandshake(stream, request: request, deadline: deadline, started: started)
+            var url = task.url
+            var redirects = 0
+            while true {
+                let fields = headers(url)
+                let request = try handshake.request(for: url, headers: fields)
+                observers.willSend(url: url, headers: fields)
+                let stream = try connect(url, max(0.001, deadline.timeIntervalSinceNow)) { task.hasEnded }
+                self.stream = stream
+                let follows = redirects < task.options.maximumRedirects
+                guard let next = try openingHandshake(stream, url: url, request: request, deadline: deadline, started: started,
+                                                      followsRedirects: follows) else { break }
+                // A new connection, and a new key for it (§4.1: one nonce per connection).
+                self.stream = nil
+                redirects += 1
+                url = next
+                handshake = WebSocketHandshake(subprotocols: task.options.subprotocols, offersDeflate: task.offersDeflate)
+            }
             opened = true
-            try exchange(stream)
+            if let stream { try exchange(stream) }
         } catch {
             if !opened { observers.didFail(error as? WebSocketError ?? .connectionLost("\(error)"), url: task.url,
                                            handshakeTimeout: task.options.handshakeTimeout) }
@@ -92,7 +107,10 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
 
     // MARK: - The opening handshake
 
-    private func openingHandshake(_ stream: any WebSocketByteStream, request: [UInt8], deadline: Date, started: DispatchTime) throws {
+    /// The handshake on `stream`: opens the socket and returns `nil`, or returns where a redirect
+    /// leads when `followsRedirects`.
+    private func openingHandshake(_ stream: any WebSocketByteStream, url: URL, request: [UInt8], deadline: Date, started: DispatchTime,
+                                  followsRedirects: Bool) throws -> URL? {
         var offset = 0
         while offset < request.count {
             let sent = try request.withUnsafeBytes { (bytes) throws(WebSocketError) -> Int in
@@ -113,9 +131,10 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
             reply.append(contentsOf: buffer[..<count])
             guard let (head, length) = try WebSocketResponseHead.parse(reply) else { continue }
             let seconds = TimeInterval(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-            let response = HTTPResponse(statusCode: head.status, headers: HTTPHeaders(head.fields), url: task.url,
+            let response = HTTPResponse(statusCode: head.status, headers: HTTPHeaders(head.fields), url: url,
                                         metrics: TransferMetrics(total: seconds))
             observers.didReceive(response)
+            if followsRedirects, let next = try WebSocketRedirect.target(of: head, from: url) { return next }
             let subprotocol = try handshake.validate(head)
             if let parameters = try handshake.deflate(head) {
                 guard let inflater = WebSocketInflater(parameters) else { throw WebSocketError.unavailable("zlib could not start inflating") }
@@ -127,7 +146,7 @@ final class WebSocketConnectionLoop: @unchecked Sendable {  // after start(), us
             }
             decoder.append(Array(reply[length...]))
             task.didOpen(response, subprotocol: subprotocol)
-            return
+            return nil
         }
     }
 

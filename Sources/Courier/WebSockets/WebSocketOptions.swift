@@ -36,6 +36,14 @@ public struct WebSocketOptions: Sendable {
     /// server accepts. Offered only where zlib loads (`libz.so.1`, as libcurl loads it);
     /// compressed messages are held to ``maximumMessageSize`` as they inflate. Default: `true`.
     public var compression: Bool
+    /// How many redirects (`301`, `302`, `303`, `307`, `308` with a `Location`) the opening
+    /// handshake follows, as RFC 6455 §4.1 allows: each to a new connection with a new key, within
+    /// ``handshakeTimeout``. An `http`/`https` location is taken as `ws`/`wss`; one from `wss` to
+    /// `ws` is refused (``WebSocketError/invalidHandshake(_:)``); to another origin, the
+    /// `Authorization` and `Cookie` fields of ``headers`` are not sent (the network's cookies for
+    /// the new URL are). Past the limit, the last answer fails the socket with
+    /// ``WebSocketError/handshakeRejected(status:headers:)``. `0` follows none. Default: 10.
+    public var maximumRedirects: Int = 10
 
     /// The defaults described on each property.
     public init(subprotocols: [String] = [], headers: [(name: String, value: String)] = [],

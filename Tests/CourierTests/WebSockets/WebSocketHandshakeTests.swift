@@ -118,4 +118,26 @@ final class WebSocketHandshakeTests: XCTestCase {
         XCTAssertThrowsError(try WebSocketResponseHead.parse(Array("SSH-2.0-OpenSSH\r\n\r\n".utf8)))
         XCTAssertThrowsError(try WebSocketResponseHead.parse([UInt8](repeating: 0x41, count: 70_000)))
     }
+
+    func testWhereARedirectLeadsAndWhatIsRefused() throws {
+        func target(_ status: Int, _ location: String, from current: String) throws -> URL? {
+            try WebSocketRedirect.target(of: WebSocketResponseHead(status: status, fields: [("Location", location)]), from: URL(string: current)!)
+        }
+        XCTAssertEqual(try target(301, "/next?a=1#frag", from: "ws://example.test/chat")?.absoluteString, "ws://example.test/next?a=1")
+        XCTAssertEqual(try target(308, "https://other.test:8443/x", from: "wss://example.test/")?.absoluteString, "wss://other.test:8443/x")
+        XCTAssertEqual(try target(302, "wss://example.test/up", from: "ws://example.test/")?.absoluteString, "wss://example.test/up")
+        XCTAssertNil(try target(200, "/next", from: "ws://example.test/"), "no redirect status")
+        XCTAssertNil(try target(304, "/next", from: "ws://example.test/"), "304 is no redirect")
+        XCTAssertNil(try target(302, "  ", from: "ws://example.test/"), "no Location")
+        XCTAssertThrowsError(try target(302, "ws://example.test/down", from: "wss://example.test/")) { error in
+            guard case let .invalidHandshake(detail)? = error as? WebSocketError else { return XCTFail("\(error)") }
+            XCTAssertTrue(detail.contains("without TLS"), detail)
+        }
+        XCTAssertThrowsError(try target(302, "http://example.test/down", from: "wss://example.test/"))
+        XCTAssertThrowsError(try target(302, "mailto:someone@example.test", from: "ws://example.test/"))
+
+        XCTAssertTrue(WebSocketRedirect.sameOrigin(URL(string: "ws://Example.test/a")!, URL(string: "ws://example.test:80/b")!))
+        XCTAssertFalse(WebSocketRedirect.sameOrigin(URL(string: "ws://example.test/")!, URL(string: "wss://example.test/")!))
+        XCTAssertFalse(WebSocketRedirect.sameOrigin(URL(string: "ws://example.test/")!, URL(string: "ws://example.test:8080/")!))
+    }
 }

@@ -68,6 +68,76 @@ final class WebSocketHostilePeerTests: XCTestCase {
         guard case .handshakeRejected(200, _)? = failure(of: "/ws") else { return XCTFail() }
     }
 
+    // MARK: - Redirects of the opening handshake (RFC 6455 §4.1)
+
+    /// `/ws` upgrades and sends one text message naming the `Authorization` it was given.
+    private func routeUpgradeNamingAuthorization(on server: TestServer, keys: Locked<[String]>) {
+        server.route("/ws") { [release] request, writer in
+            keys.withLock { $0.append(request.header("Sec-WebSocket-Key") ?? "") }
+            let text = "auth=\(request.header("Authorization") ?? "none")"
+            Self.upgrade(request, writer, then: Self.frame(.text, Array(text.utf8)), hold: release)
+        }
+    }
+
+    func testARedirectedHandshakeIsFollowedOnANewConnectionWithANewKey() throws {
+        let keys = Locked<[String]>([])
+        server.route("/hop") { request, writer in
+            keys.withLock { $0.append(request.header("Sec-WebSocket-Key") ?? "") }
+            writer.writeHead(status: 307, headers: [("Location", "/ws?from=hop"), ("Content-Length", "0")])
+        }
+        routeUpgradeNamingAuthorization(on: server, keys: keys)
+        let socket = makeNetwork().webSocket(wsURL("/hop"), options: WebSocketOptions(headers: [("Authorization", "Bearer t0k3n")]))
+        defer { socket.cancel() }
+        guard case let .text(text)? = try socket.receive(timeout: 10) else { return XCTFail("no message: \(String(describing: socket.end))") }
+        XCTAssertEqual(text, "auth=Bearer t0k3n", "the same origin keeps the caller's fields")
+        XCTAssertEqual(socket.handshakeResponse?.url?.path, "/ws")
+        XCTAssertEqual(socket.handshakeResponse?.url?.query, "from=hop")
+        let sent = keys.withLock { $0 }
+        XCTAssertEqual(sent.count, 2)
+        XCTAssertNotEqual(sent.first, sent.last, "a new key for the new connection")
+    }
+
+    func testARedirectToAnotherOriginLeavesTheCredentialsBehind() throws {
+        let other = try TestServer()
+        defer { other.stop() }
+        let keys = Locked<[String]>([])
+        routeUpgradeNamingAuthorization(on: other, keys: keys)
+        server.route("/hop") { _, writer in
+            writer.writeHead(status: 302, headers: [("Location", "http://127.0.0.1:\(other.port)/ws"), ("Content-Length", "0")])
+        }
+        let socket = makeNetwork().webSocket(wsURL("/hop"), options: WebSocketOptions(headers: [("Authorization", "Bearer t0k3n")]))
+        defer { socket.cancel() }
+        guard case let .text(text)? = try socket.receive(timeout: 10) else { return XCTFail("no message: \(String(describing: socket.end))") }
+        XCTAssertEqual(text, "auth=none")
+        XCTAssertEqual(socket.handshakeResponse?.url?.scheme, "ws", "an http Location is taken as ws")
+        XCTAssertEqual(socket.handshakeResponse?.url?.port, other.port)
+    }
+
+    func testRedirectsPastTheLimitFailWithTheLastAnswer() {
+        server.route("/loop") { _, writer in
+            writer.writeHead(status: 301, headers: [("Location", "/loop"), ("Content-Length", "0")])
+        }
+        var options = WebSocketOptions()
+        options.maximumRedirects = 3
+        guard case let .handshakeRejected(status, headers)? = failure(of: "/loop", options: options) else { return XCTFail() }
+        XCTAssertEqual(status, 301)
+        XCTAssertEqual(headers["Location"], "/loop")
+        XCTAssertEqual(server.requestCount, 4, "the first answer and three redirects followed")
+
+        server.resetStatistics()
+        options.maximumRedirects = 0
+        guard case .handshakeRejected(301, _)? = failure(of: "/loop", options: options) else { return XCTFail() }
+        XCTAssertEqual(server.requestCount, 1)
+    }
+
+    func testARedirectToASchemeThatCannotCarryASocketIsRefused() {
+        server.route("/hop") { _, writer in
+            writer.writeHead(status: 302, headers: [("Location", "ftp://127.0.0.1/ws"), ("Content-Length", "0")])
+        }
+        guard case let .invalidHandshake(detail)? = failure(of: "/hop") else { return XCTFail() }
+        XCTAssertTrue(detail.contains("ftp"), detail)
+    }
+
     func testA101WithoutOrWithAWrongAcceptIsInvalid() {
         server.route("/none") { _, writer in
             writer.writeHead(status: 101, headers: [("Upgrade", "websocket"), ("Connection", "Upgrade")])
