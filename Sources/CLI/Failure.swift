@@ -107,7 +107,13 @@ struct Failure: Error, Equatable {
             let port = url?.port.map { ":\($0)" } ?? ""
             self.init(.connectionRefused, "could not connect to \(host)\(port): connection refused")
         case .timedOut:
-            self.init(.timedOut, Self.timeoutMessage(timeout, connectTimeout) + place)
+            // libcurl's low-speed limit (-Y, -y) names what passed, as curl prints it.
+            let text = error.localizedDescription
+            if let range = text.range(of: "Operation too slow") {
+                self.init(.timedOut, String(text[range.lowerBound...]) + place)
+            } else {
+                self.init(.timedOut, Self.timeoutMessage(timeout, connectTimeout) + place)
+            }
         case .badServerResponse:
             // FoundationNetworking's code for libcurl's "Empty reply from server" (the curl
             // engine's CURLE_GOT_NOTHING; its other bad replies are `invalidResponse`).

@@ -179,6 +179,8 @@ enum Usage {
           -n, --netrc                  take the login from ~/.netrc (URL credentials ignored)
               --netrc-optional         the same, URL credentials winning
               --netrc-file FILE        read FILE instead of ~/.netrc
+          -Y, --speed-limit BYTES      give up (exit 28) on a transfer slower than BYTES/s for
+          -y, --speed-time SECONDS     SECONDS on end (defaults: 1 byte/s, 30 s)
 
         GENERAL
           -K, --config FILE            read options from FILE, curl's config syntax (- for stdin)

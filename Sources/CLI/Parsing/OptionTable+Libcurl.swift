@@ -34,5 +34,17 @@ extension OptionTable {
         .flag("proxy-negotiate") { $0.libcurl.proxyAuthMethods = .negotiate },
         .flag("proxy-anyauth") { $0.libcurl.proxyAuthMethods = .any },
         .value("time-cond", "z") { options, value, _ in options.timeCondition = value },
+        // curl's -Y and -y, libcurl's low-speed limit: each fills in curl's default for the
+        // other (1 byte/s, 30 s); -Y 0 turns it off, as in curl.
+        .value("speed-limit", "Y") { options, value, spelling in
+            var limit = options.libcurl.lowSpeedLimit ?? LibcurlOptions.LowSpeedLimit()
+            limit.bytesPerSecond = try count(value, spelling)
+            options.libcurl.lowSpeedLimit = limit
+        },
+        .value("speed-time", "y") { options, value, spelling in
+            var limit = options.libcurl.lowSpeedLimit ?? LibcurlOptions.LowSpeedLimit()
+            limit.seconds = try count(value, spelling)
+            options.libcurl.lowSpeedLimit = limit
+        },
     ]
 }

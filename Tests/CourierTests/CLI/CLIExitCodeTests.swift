@@ -63,6 +63,25 @@ final class CLIExitCodeTests: CLITestCase {
         XCTAssertEqual(result.stdout, Data())
     }
 
+    /// `-Y`/`-y`: a body slower than the limit for that long ends with curl's 28 and libcurl's
+    /// sentence; on URLSession, which cannot keep it, the options are refused (4).
+    func testASpeedLimitGivesUpOnASlowBodyWith28() throws {
+        let server = try stallingServer()
+        let arguments = ["-s", "-S", "-Y", "1000", "-y", "1", server.url("/stall").absoluteString]
+        let result = try start(arguments).finish()
+        if ProcessInfo.processInfo.environment["COURIER_ENGINE"] == "urlsession" {
+            XCTAssertEqual(result.status, 4, result.stderrText)
+            return
+        }
+        XCTAssertEqual(result.status, 28, result.stderrText)
+        XCTAssertTrue(result.stderrText.contains("Operation too slow. Less than 1000 bytes/sec transferred the last 1 seconds"),
+                      result.stderrText)
+        if let curl = try RealCurl.run(arguments) {
+            XCTAssertEqual(curl.status, 28)
+            XCTAssertTrue(curl.stderrText.contains("Operation too slow. Less than 1000 bytes/sec transferred the last 1 seconds"))
+        }
+    }
+
     func testUnsupportedSchemeExits1AndMalformedURLExits3() throws {
         // curl's "Protocol not supported" is 1; -s silences its message, as curl's.
         let result = try courier("ftp://example.invalid/file")
