@@ -480,8 +480,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         }
         var cacheUse: CacheUse?
         var cacheAnswer: CachedResponseTask?
-        if let cache, (request.httpMethod ?? "GET") == "GET" {
-            switch plan(request, with: cache) {
+        if let cache, ["GET", "HEAD"].contains(request.httpMethod ?? "GET") {
+            switch plan(request, with: cache, headOnly: request.httpMethod == "HEAD") {
             case let .network(sent, use):
                 request = sent
                 cacheUse = use
@@ -603,8 +603,9 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
 
     /// What the cache does for an attempt's `request` (see ``CacheRules``), under the request's
     /// policy: its own ``TransferOptions/cachePolicy``, else the `URLRequest`'s where it sets one,
-    /// else the network's.
-    private func plan(_ request: URLRequest, with cache: HTTPCache) -> CachePlan {
+    /// else the network's. A `HEAD` (`headOnly`) is answered from a fresh stored `GET`, head
+    /// without body (RFC 9111 §4), and otherwise goes to the server: nothing is stored from it.
+    private func plan(_ request: URLRequest, with cache: HTTPCache, headOnly: Bool) -> CachePlan {
         // The fields by lowercased name, made once: the rules read them several times.
         let fields = CachedResponse.varyKeys(request.allHTTPHeaderFields ?? [:])
         // The cache keeps bodies as they arrive decoded: a request that is to get a coded body
@@ -619,7 +620,17 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             CacheUse(cache: cache, key: key, fields: fields, requestURL: url, requestTime: now, stores: stores,
                      validating: stored, staleIfError: staleIfError)
         }
-        switch CacheRules.lookup(fields: fields, policy: policy, stored: { cache.stored(forKey: key) }, now: now) {
+        let lookup = CacheRules.lookup(fields: fields, policy: policy, stored: { cache.stored(forKey: key) }, now: now)
+        if headOnly {
+            switch lookup {
+            case let .serve(stored, age, _):
+                return .answer(CachedResponseTask(head: stored.response(age: age, status: .cached), body: Data(),
+                                                  registry: core.registry, queue: core.delegateQueue))
+            case .validate, .load: return .network(request, nil)
+            case .unavailable: break   // as for a GET, below
+            }
+        }
+        switch lookup {
         case let .serve(stored, age, refresh):
             if refresh, case let .success(base) = baseRequest, cache.beginRefresh(key) {
                 _ = core.schedule(CacheRefresh(urlRequest: base), target: .queue(.global()), progress: nil) { _ in cache.endRefresh(key) }

@@ -24,6 +24,29 @@ final class HTTPCacheTests: XCTestCase {
         XCTAssertEqual(second.headers["Cache-Control"], "max-age=60")
     }
 
+    /// RFC 9111 §4: a stored `GET` may answer a `HEAD`; a `HEAD` itself stores nothing.
+    func testAHeadIsAnsweredFromAFreshStoredGetAndStoresNothingItself() throws {
+        let server = try makeServer()
+        let route = CountingRoute(on: server, path: "/r", .init(headers: [("Cache-Control", "max-age=60"), ("ETag", "\"v1\""),
+                                                                           ("Date", httpDate())]))
+        let network = makeCachingNetwork()
+        let head = Request<Data>(method: .head, url: server.url("/r")).withResponse()
+        let beforeGET = try network.scheduleSynchronously(head, timeout: 20).get()
+        XCTAssertEqual(beforeGET.response.cacheStatus, .network)
+        let stillNothing = try network.scheduleSynchronously(head, timeout: 20).get()
+        XCTAssertEqual(stillNothing.response.cacheStatus, .network, "a HEAD's answer is not stored")
+        XCTAssertEqual(route.count, 2)
+
+        _ = try cachedGET(server.url("/r"), on: network)
+        let answered = try network.scheduleSynchronously(head, timeout: 20).get()
+        XCTAssertEqual(route.count, 3, "the HEAD after the GET never reached the server")
+        XCTAssertEqual(answered.response.cacheStatus, .cached)
+        XCTAssertEqual(answered.value, Data())
+        XCTAssertEqual(answered.headers["ETag"], "\"v1\"")
+        XCTAssertEqual(answered.headers["Content-Length"], "11", "the GET's length, as a HEAD's answer carries it")
+        XCTAssertEqual(route.requests.map(\.method), ["HEAD", "HEAD", "GET"])
+    }
+
     func testNoStoreIsNeverStoredAndANetworkWithoutACacheStoresNothing() throws {
         let server = try makeServer()
         let route = CountingRoute(on: server, path: "/r", .init(headers: [("Cache-Control", "no-store, max-age=60")]))
