@@ -480,8 +480,9 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         }
         var cacheUse: CacheUse?
         var cacheAnswer: CachedResponseTask?
-        if let cache, ["GET", "HEAD"].contains(request.httpMethod ?? "GET") {
-            switch plan(request, with: cache, headOnly: request.httpMethod == "HEAD") {
+        let method = request.httpMethod ?? "GET"
+        if let cache, method == "GET" || method == "HEAD" {
+            switch plan(request, with: cache, headOnly: method == "HEAD") {
             case let .network(sent, use):
                 request = sent
                 cacheUse = use
