@@ -46,6 +46,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case rangeError = 33
     /// The TLS handshake failed, or the server refused the session during it.
     case tlsFailed = 35
+    /// `--interface` names no interface, address or host this machine can connect from
+    /// (libcurl's `CURLE_INTERFACE_FAILED`, curl's 45).
+    case interfaceFailed = 45
     /// Redirects went round in circles.
     case tooManyRedirects = 47
     /// libcurl could not read an option's value (`--connect-to ::example.com:example.com`):
@@ -110,6 +113,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .timedOut: return "timed out (--max-time, or a stalled connection)"
         case .rangeError: return "-C: the server does not support byte ranges; the file cannot be resumed"
         case .tlsFailed: return "TLS handshake failed (e.g. a client certificate required, or refused)"
+        case .interfaceFailed: return "--interface: no such interface, address or host to connect from"
         case .tooManyRedirects: return "too many redirects"
         case .badOptionSyntax: return "libcurl could not read an option's value (--connect-to, --resolve)"
         case .badContentEncoding: return "a compressed body that cannot be decoded (--compressed)"

@@ -179,6 +179,20 @@ enum Usage {
           -n, --netrc                  take the login from ~/.netrc (URL credentials ignored)
               --netrc-optional         the same, URL credentials winning
               --netrc-file FILE        read FILE instead of ~/.netrc
+              --request-target TARGET  the request line's target instead of the URL's path (OPTIONS *)
+              --path-as-is             send /../ and /./ in the URL's path as typed
+              --interface NAME         connect from this interface, address or host
+          -4, --ipv4                   resolve names to IPv4 addresses only
+          -6, --ipv6                   resolve names to IPv6 addresses only
+              --haproxy-protocol       start each connection with a PROXY protocol v1 line
+              --raw                    keep a chunked body's framing (no transfer decoding)
+              --http0.9                accept an HTTP/0.9 answer (no status line)
+          -0, --http1.0                send requests as HTTP/1.0
+              --proxy1.0 HOST[:PORT]   -x, speaking HTTP/1.0 to the proxy
+              --socks4 HOST[:PORT], --socks4a HOST[:PORT], --socks5 HOST[:PORT]
+                                       -x with a SOCKS proxy of that kind (socks4://… and so on)
+              --socks5-hostname HOST[:PORT]
+                                       the same, the proxy resolving the names (socks5h://)
 
         GENERAL
           -K, --config FILE            read options from FILE, curl's config syntax (- for stdin)

@@ -33,6 +33,38 @@ extension OptionTable {
         .flag("proxy-ntlm") { $0.libcurl.proxyAuthMethods = .ntlm },
         .flag("proxy-negotiate") { $0.libcurl.proxyAuthMethods = .negotiate },
         .flag("proxy-anyauth") { $0.libcurl.proxyAuthMethods = .any },
+        .value("request-target") { options, value, _ in options.libcurl.requestTarget = value },
+        .flag("path-as-is") { $0.libcurl.keepsPathAsIs = true },
+        .value("interface") { options, value, _ in options.libcurl.interface = value },
+        .flag("ipv4", "4") { $0.libcurl.ipResolve = .v4 },
+        .flag("ipv6", "6") { $0.libcurl.ipResolve = .v6 },
+        .flag("haproxy-protocol") { $0.libcurl.sendsHAProxyHeader = true },
+        .flag("raw") { $0.libcurl.keepsTransferEncoding = true },
+        .flag("http0.9") { $0.libcurl.allowsHTTP09 = true },
+        // -0 and the --http1.1/--http2 family: the last one given wins, as in curl.
+        .flag("http1.0", "0") { options in
+            options.libcurl.usesHTTP1_0 = true
+            options.httpVersion = nil
+        },
+        // curl's -x, --proxy1.0 and --socks… all set its one proxy, each with its type; the
+        // last one given wins. A SOCKS proxy goes to libcurl as a URL whose scheme says the
+        // type, unless the value names a scheme itself (which libcurl lets win, as in curl).
+        .value("proxy1.0") { options, value, _ in
+            options.proxy = value
+            options.libcurl.proxyUsesHTTP1_0 = true
+        },
+        .value("socks4") { options, value, _ in options.setSOCKSProxy(value, scheme: "socks4") },
+        .value("socks4a") { options, value, _ in options.setSOCKSProxy(value, scheme: "socks4a") },
+        .value("socks5") { options, value, _ in options.setSOCKSProxy(value, scheme: "socks5") },
+        .value("socks5-hostname") { options, value, _ in options.setSOCKSProxy(value, scheme: "socks5h") },
         .value("time-cond", "z") { options, value, _ in options.timeCondition = value },
     ]
+}
+
+extension Options {
+    /// `--socks4`, `--socks4a`, `--socks5`, `--socks5-hostname`: curl's proxy, of that type.
+    mutating func setSOCKSProxy(_ value: String, scheme: String) {
+        proxy = value.contains("://") ? value : "\(scheme)://\(value)"
+        libcurl.proxyUsesHTTP1_0 = false
+    }
 }

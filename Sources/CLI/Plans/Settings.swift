@@ -119,7 +119,12 @@ extension Settings {
                      (libcurl.authMethods == .ntlm, "--ntlm"), (libcurl.authMethods == .negotiate, "--negotiate"),
                      (libcurl.authMethods == .any, "--anyauth"), (libcurl.proxyAuthMethods == .digest, "--proxy-digest"),
                      (libcurl.proxyAuthMethods == .ntlm, "--proxy-ntlm"), (libcurl.proxyAuthMethods == .negotiate, "--proxy-negotiate"),
-                     (libcurl.proxyAuthMethods == .any, "--proxy-anyauth")]
+                     (libcurl.proxyAuthMethods == .any, "--proxy-anyauth"), (libcurl.requestTarget != nil, "--request-target"),
+                     (libcurl.keepsPathAsIs, "--path-as-is"), (libcurl.interface != nil, "--interface"),
+                     (libcurl.ipResolve == .v4, "--ipv4"), (libcurl.ipResolve == .v6, "--ipv6"),
+                     (libcurl.sendsHAProxyHeader, "--haproxy-protocol"), (libcurl.keepsTransferEncoding, "--raw"),
+                     (libcurl.allowsHTTP09, "--http0.9"), (libcurl.proxyUsesHTTP1_0, "--proxy1.0"),
+                     (libcurl.usesHTTP1_0, "--http1.0")]
         let option = given.first(where: \.0)?.1 ?? "a libcurl option"
         throw Failure(.notBuiltIn, "\(option) is done by libcurl, and the URLSession engine cannot pass it on: use the curl engine (--engine curl)")
     }
