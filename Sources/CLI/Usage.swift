@@ -185,8 +185,8 @@ enum Usage {
           -4, --ipv4                   resolve names to IPv4 addresses only
           -6, --ipv6                   resolve names to IPv6 addresses only
               --haproxy-protocol       start each connection with a PROXY protocol v1 line
-              --raw                    keep a chunked body's framing (no transfer decoding)
-              --http0.9                accept an HTTP/0.9 answer (no status line)
+              --raw                    the body as it came: chunk framing kept, codings not undone
+              --http0.9, --no-http0.9  accept an HTTP/0.9 answer (no status line), or not (the default)
           -0, --http1.0                send requests as HTTP/1.0
               --proxy1.0 HOST[:PORT]   -x, speaking HTTP/1.0 to the proxy
               --socks4 HOST[:PORT], --socks4a HOST[:PORT], --socks5 HOST[:PORT]

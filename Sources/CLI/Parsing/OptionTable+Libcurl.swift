@@ -39,8 +39,9 @@ extension OptionTable {
         .flag("ipv4", "4") { $0.libcurl.ipResolve = .v4 },
         .flag("ipv6", "6") { $0.libcurl.ipResolve = .v6 },
         .flag("haproxy-protocol") { $0.libcurl.sendsHAProxyHeader = true },
-        .flag("raw") { $0.libcurl.keepsTransferEncoding = true },
+        .flag("raw") { $0.libcurl.keepsEncodings = true },
         .flag("http0.9") { $0.libcurl.allowsHTTP09 = true },
+        .flag("no-http0.9") { $0.libcurl.allowsHTTP09 = false },
         // -0 and the --http1.1/--http2 family: the last one given wins, as in curl.
         .flag("http1.0", "0") { options in
             options.libcurl.usesHTTP1_0 = true

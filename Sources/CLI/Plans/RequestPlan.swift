@@ -99,9 +99,11 @@ struct RequestPlan: Sendable {
             // `-H 'Content-Type:'` sends the body with no media type, as in curl.
             body = .data(bytes, contentType: "")
         }
-        if bodyInput?.isUpload == true, Self.size(of: body) > 0, !headers.isRemoved("Expect"), (options.engine ?? .automatic).resolved == .curl {
+        if bodyInput?.isUpload == true, Self.size(of: body) > 0, !headers.isRemoved("Expect"), !options.libcurl.usesHTTP1_0,
+           (options.engine ?? .automatic).resolved == .curl {
             // curl's -T asks before sending (libcurl waits up to a second for the `100`); a
             // `-H 'Expect:'` removes it, as in curl. The curl engine only: that is libcurl's wait.
+            // Not over HTTP/1.0 (-0), which has no `100 Continue`: libcurl asks only from 1.1.
             headers.setDefault("Expect", "100-continue")
         }
         if bodyInput?.isJSON == true {

@@ -122,7 +122,7 @@ extension Settings {
                      (libcurl.proxyAuthMethods == .any, "--proxy-anyauth"), (libcurl.requestTarget != nil, "--request-target"),
                      (libcurl.keepsPathAsIs, "--path-as-is"), (libcurl.interface != nil, "--interface"),
                      (libcurl.ipResolve == .v4, "--ipv4"), (libcurl.ipResolve == .v6, "--ipv6"),
-                     (libcurl.sendsHAProxyHeader, "--haproxy-protocol"), (libcurl.keepsTransferEncoding, "--raw"),
+                     (libcurl.sendsHAProxyHeader, "--haproxy-protocol"), (libcurl.keepsEncodings, "--raw"),
                      (libcurl.allowsHTTP09, "--http0.9"), (libcurl.proxyUsesHTTP1_0, "--proxy1.0"),
                      (libcurl.usesHTTP1_0, "--http1.0")]
         let option = given.first(where: \.0)?.1 ?? "a libcurl option"

@@ -85,9 +85,10 @@ public struct LibcurlOptions: Sendable, Hashable {
     /// `CURLOPT_HAPROXYPROTOCOL` (curl's `--haproxy-protocol`): each connection starts with a
     /// PROXY protocol v1 line naming the client's address. Default: `false`.
     public var sendsHAProxyHeader: Bool = false
-    /// `CURLOPT_HTTP_TRANSFER_DECODING` off (curl's `--raw`): a chunked body is delivered with
-    /// its chunk framing, as it came. Default: `false`.
-    public var keepsTransferEncoding: Bool = false
+    /// `CURLOPT_HTTP_TRANSFER_DECODING` and `CURLOPT_HTTP_CONTENT_DECODING` off (curl's
+    /// `--raw`): the body is delivered as it came, a chunked one with its chunk framing, a coded
+    /// one (`Transfer-Encoding: gzip`, `Content-Encoding`) not decoded. Default: `false`.
+    public var keepsEncodings: Bool = false
     /// `CURLOPT_HTTP09_ALLOWED` (curl's `--http0.9`): an answer without a status line is taken
     /// as an HTTP/0.9 body rather than refused. Default: `false`.
     public var allowsHTTP09: Bool = false

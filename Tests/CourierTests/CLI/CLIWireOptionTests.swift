@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Courier
 import Foundation
 import XCTest
@@ -60,6 +65,11 @@ final class CLIWireOptionTests: CLITestCase {
         XCTAssertTrue(resolved.hasPrefix("GET /b/c HTTP/1.1\r\n"), "without it, libcurl resolves the dots: \(resolved)")
         let http10 = try wire { ["-0", $0.url.absoluteString] }
         XCTAssertTrue(http10.hasPrefix("GET /ok HTTP/1.0\r\n"), http10)
+        // An upload over HTTP/1.0 goes without `Expect: 100-continue`, which 1.0 does not have.
+        let file = try makeFile(named: "up", content: Data("upload".utf8))
+        let put = try wire { ["-0", "-T", file.path, $0.url.absoluteString] }
+        XCTAssertTrue(put.hasPrefix("PUT /ok HTTP/1.0\r\n") && put.hasSuffix("\r\n\r\nupload"), put)
+        XCTAssertFalse(put.contains("Expect:"), put)
         // The last of -0 and --http1.1 wins, as in curl.
         let http11 = try wire { ["-0", "--http1.1", $0.url.absoluteString] }
         XCTAssertTrue(http11.hasPrefix("GET /ok HTTP/1.1\r\n"), http11)
@@ -103,6 +113,15 @@ final class CLIWireOptionTests: CLITestCase {
         XCTAssertEqual(socks4.utf8.first, 4, "a SOCKS4 request")
         let socks5 = try wire({ ["-m", "1", "--socks5", "127.0.0.1:\($0.port)", "http://127.0.0.1:9/x"] }, status: 28)
         XCTAssertEqual(socks5.utf8.first, 5, "a SOCKS5 greeting")
+        // A SOCKS proxy that reads the request and hangs up: curl's CURLE_PROXY, 97, from
+        // libcurl 7.73.0.
+        if (Network.Engine.curlFeatures?.versionNumber ?? 0) >= 0x074900 {
+            for kind in ["--socks4", "--socks5"] {
+                let proxy = try HangingUpListener()
+                let result = try courier("-s", kind, "127.0.0.1:\(proxy.port)", "http://127.0.0.1:9/x")
+                XCTAssertEqual(result.status, 97, "\(kind): \(result.stderrText)")
+            }
+        }
     }
 
     func testRawKeepsTheChunksAndHTTP09TakesABodyWithoutHead() throws {
@@ -129,5 +148,52 @@ final class CLIWireOptionTests: CLITestCase {
             }
         }
         XCTAssertEqual(try courier("-s", server.url("/chunked").absoluteString).stdoutText, "hello", "decoded without --raw")
+        // -i writes no head for HTTP/0.9 (there is none), and --no-http0.9 refuses it again:
+        // libcurl's CURLE_UNSUPPORTED_PROTOCOL, curl's 1 (7.66.0 on; before, it was allowed).
+        let included = try courier("-s", "-i", "--http0.9", server.url("/old").absoluteString)
+        XCTAssertEqual(included.stdoutText, "no head at all\n")
+        if (Network.Engine.curlFeatures?.versionNumber ?? 0) >= 0x074200 {
+            XCTAssertEqual(try courier("-s", "--http0.9", "--no-http0.9", server.url("/old").absoluteString).status, 1)
+        }
+        // A gzip transfer coding stays coded with --raw, as in curl.
+        let gzipped = Gzip.stored(Data("coded".utf8))
+        server.route("/te-gzip") { _, writer in
+            writer.writeHead(status: 200, headers: [("Transfer-Encoding", "gzip"), ("Content-Length", String(gzipped.count))])
+            writer.write(gzipped)
+        }
+        let coded = try courier("-s", "--raw", server.url("/te-gzip").absoluteString)
+        XCTAssertEqual(coded.stdout, gzipped)
     }
+}
+
+/// A listener that reads what one connection sends first and then closes it: a proxy that
+/// refuses every request.
+private final class HangingUpListener: @unchecked Sendable {   // `port` is immutable; the socket is only closed
+    let port: Int
+    private let listener: TestServerSocket
+
+    init() throws {
+        let fd = try TestServerSocket.makeBoundSocket()
+        port = try TestServerSocket.localPort(fd)
+        guard listen(fd, 4) == 0 else { throw TestServerError("listen") }
+        listener = TestServerSocket(fd: fd)
+        Thread { [listener] in
+            while true {
+                // Polled, so that a listener nobody connects to still ends when closed.
+                let client: Int32? = listener.withFD { fd in
+                    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    return poll(&pfd, 1, 200) > 0 ? accept(fd, nil, nil) : -1
+                }
+                guard let client else { return }
+                if client < 0 { continue }
+                let socket = TestServerSocket(fd: client)
+                var scratch = [UInt8](repeating: 0, count: 1024)
+                _ = socket.receive(into: &scratch)
+                socket.close()
+                return
+            }
+        }.start()
+    }
+
+    deinit { listener.close() }
 }

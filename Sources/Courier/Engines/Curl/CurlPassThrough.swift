@@ -21,7 +21,10 @@ enum CurlPassThrough {
         if let interface = libcurl.interface { options.set(Int32(CCURLOPT_INTERFACE), interface) }
         if libcurl.ipResolve != .any { options.set(Int32(CCURLOPT_IPRESOLVE), libcurl.ipResolve.rawValue) }
         if libcurl.sendsHAProxyHeader { options.set(Int32(CCURLOPT_HAPROXYPROTOCOL), 1) }
-        if libcurl.keepsTransferEncoding { options.set(Int32(CCURLOPT_HTTP_TRANSFER_DECODING), 0) }
+        if libcurl.keepsEncodings {
+            options.set(Int32(CCURLOPT_HTTP_TRANSFER_DECODING), 0)
+            options.set(Int32(CCURLOPT_HTTP_CONTENT_DECODING), 0)
+        }
         if libcurl.allowsHTTP09 { options.set(Int32(CCURLOPT_HTTP09_ALLOWED), 1) }
         // CURLPROXY_HTTP_1_0; a proxy URL with a scheme (socks5://) still says its own type.
         if libcurl.proxyUsesHTTP1_0 { options.set(Int32(CCURLOPT_PROXYTYPE), 1) }

@@ -185,6 +185,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             usesTLS = CurlConnectionOptions.isHTTPS(url)
             try CurlConnectionOptions.apply(to: easy, usesTLS: usesTLS, settings: transport.settings, rateLimit: taskOptions.rateLimit,
                                             httpVersion: taskOptions.httpVersion)
+            // Set after the request's own choice, which it overrides (CurlPassThrough).
+            if transport.settings.connection.libcurl.keepsEncodings { decodesContent = false }
             try openUpload()
             return nil
         } catch let failure as ConfigurationFailure {
