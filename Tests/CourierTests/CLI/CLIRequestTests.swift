@@ -101,6 +101,14 @@ final class CLIRequestTests: CLITestCase {
         let body = String(decoding: request.body, as: UTF8.self)
         XCTAssertTrue(body.contains("Content-Disposition: form-data; name=\"title\"\r\n\r\nHello world\r\n"), body)
         XCTAssertTrue(body.contains("name=\"upload\"; filename=\"notes.txt\"\r\nContent-Type: text/plain\r\n\r\nfile contents\r\n"), body)
+        // curl's boundary shape (24 dashes, 16 hex digits), so that the body is as long as curl's.
+        let boundary = String(contentType.dropFirst("multipart/form-data; boundary=".count))
+        XCTAssertNotNil(boundary.range(of: "^-{24}[0-9a-f]{16}$", options: .regularExpression), boundary)
+        if let curl = try RealCurl.run(["-s", "-o", "/dev/null", server.url("/echo").absoluteString, "--form", "title=Hello world",
+                                        "-F", "upload=@\(file.path);type=text/plain"]) {
+            XCTAssertEqual(curl.status, 0, curl.stderrText)
+            XCTAssertEqual(try lastRequest(to: "/echo", on: server).body.count, request.body.count, "as long as curl's")
+        }
     }
 
     func testUploadFileIsStreamedWithPut() throws {
