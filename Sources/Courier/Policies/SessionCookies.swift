@@ -102,7 +102,7 @@ package extension HTTPCookie {
     }
 
     /// When the cookie was stored (seconds since 2001), as FoundationNetworking records it.
-    fileprivate var created: Double? {
+    var created: Double? {
         properties?[HTTPCookiePropertyKey("Created")] as? Double
     }
 }
