@@ -145,8 +145,10 @@ struct RequestPlan: Sendable {
         self.retry = RetryRules(options)
         self.parallel = options.parallel
         self.parallelMax = options.parallelMax
-        self.settings = try Settings(options, followsRedirects: options.location, decompresses: options.compressed,
-                                     retriesInLibrary: false, defaultMaxRedirects: 50)   // curl's -L limit
+        var settings = try Settings(options, followsRedirects: options.location, decompresses: options.compressed,
+                                    retriesInLibrary: false, defaultMaxRedirects: 50)   // curl's -L limit
+        settings.keepsCookies = !options.cookies.isEmpty || options.cookieJar != nil
+        self.settings = settings
         if resume != nil, method != .get, method != .head {
             // A range of a response to a body sent again is nothing a server can promise.
             throw .usage("-C resumes a download; it cannot be used with a request body")

@@ -36,6 +36,9 @@ struct Settings: Sendable {
     var engine: Network.Engine
     /// `--cacert`, `--pinnedpubkey`, `--cert`, `--key`, `-k`.
     var tls: TLSOptions
+    /// Whether the command keeps the cookies servers set and sends them back. Requests: only
+    /// with `-b` or `-c`, as curl, whose cookie engine is off without them; downloads always.
+    var keepsCookies = true
     /// `-x`: every request goes through this proxy instead of the environment's `http_proxy`
     /// and `https_proxy`.
     var proxy: String?

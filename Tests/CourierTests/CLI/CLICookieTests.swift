@@ -35,6 +35,20 @@ final class CLICookieTests: CLITestCase {
         XCTAssertEqual(Self.pairs(result.stdoutText), ["a=1", "b=two", "c=3"])
     }
 
+    func testWithoutBOrCNoCookieIsKeptBetweenURLs() throws {
+        let server = try cookieServer()
+        let urls = [server.url("/cookies/set").absoluteString, server.url("/cookies/show").absoluteString]
+        // curl's cookie engine is off unless -b or -c turns it on (a file that does not exist does).
+        let off = try start(["-s"] + urls).finish()
+        XCTAssertEqual(off.stdoutText, "oknone", off.stderrText)
+        let on = try start(["-s", "-b", "no-such-file"] + urls).finish()
+        // In curl's order: the longer path, then the longer name first.
+        XCTAssertEqual(on.stdoutText, "okscoped=1; pref=dark; sid=abc123", on.stderrText)
+        for (arguments, result) in [(["-s"] + urls, off), (["-s", "-b", "no-such-file"] + urls, on)] {
+            if let curl = try RealCurl.run(arguments) { XCTAssertEqual(curl.stdoutText, result.stdoutText, "as curl") }
+        }
+    }
+
     func testTheJarIsWrittenInCurlsFormatAndReadBack() throws {
         let server = try cookieServer()
         let jar = try makeTemporaryDirectory().appendingPathComponent("jar.txt")
