@@ -59,7 +59,7 @@ enum Usage {
           -A, --user-agent TEXT        the User-Agent (default curl/LIBCURL-VERSION; '' sends none)
           -e, --referer URL            the Referer header
           -u, --user USER:PASSWORD     HTTP Basic credentials
-              --bearer TOKEN           Authorization: Bearer TOKEN
+              --bearer TOKEN           Authorization: Bearer TOKEN (--oauth2-bearer, curl's name)
           -b, --cookie 'N=V; N2=V2'|FILE
                                        send these cookies, or those of a cookie file (repeatable)
           -c, --cookie-jar FILE        save the cookies in curl's cookie-file format at the end
@@ -97,6 +97,7 @@ enum Usage {
               --create-dirs            make the folders an output path names
               --remove-on-error        remove the output file of a transfer that failed
           -i, --include                write the response head (CRLF lines) before the body
+              --no-include             undo an earlier -i
           -D, --dump-header FILE       write every response head to FILE (- for stdout)
               --etag-save FILE         save the response's ETag to FILE
           -w, --write-out FORMAT|@FILE print FORMAT after each transfer, also on failure: curl's

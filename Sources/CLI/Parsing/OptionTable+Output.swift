@@ -9,6 +9,7 @@ extension OptionTable {
         .value("output-dir") { options, value, _ in options.outputDirectory = value },
         .value("dir") { options, value, spelling in try setOnce(&options.directory, value, spelling) },
         .flag("include", "i") { $0.includeHeaders = true },
+        .flag("no-include") { $0.includeHeaders = false },
         .value("dump-header", "D") { options, value, _ in options.dumpHeader = value },
         .value("write-out", "w") { options, value, _ in options.writeOut = value },   // the last wins, as in curl
         .flag("json-output") { $0.jsonOutput = true },

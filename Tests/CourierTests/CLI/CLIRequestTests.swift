@@ -88,6 +88,20 @@ final class CLIRequestTests: CLITestCase {
         XCTAssertEqual(request.header("Authorization"), "Bearer t0ken")
     }
 
+    func testCurlsSpellingsOAuth2BearerAndNoInclude() throws {
+        let server = try makeServer().withStandardRoutes()
+        let url = server.url("/echo").absoluteString
+        let bearer = try courier("-s", "-o", "/dev/null", "--oauth2-bearer", "t0ken", url)
+        XCTAssertEqual(bearer.status, 0, bearer.stderrText)
+        XCTAssertEqual(try lastRequest(to: "/echo", on: server).header("Authorization"), "Bearer t0ken")
+        // --no-include undoes an earlier -i: the body alone, as with neither.
+        let plain = try courier("-s", url)
+        let undone = try courier("-s", "-i", "--no-include", url)
+        XCTAssertEqual(undone.status, 0, undone.stderrText)
+        XCTAssertFalse(undone.stdoutText.hasPrefix("HTTP/"), undone.stdoutText)
+        XCTAssertEqual(undone.stdout.count, plain.stdout.count)
+    }
+
     func testFormSendsMultipartFieldsAndFiles() throws {
         let server = try makeServer().withStandardRoutes()
         let file = try makeFile(named: "notes.txt", content: Data("file contents".utf8))
