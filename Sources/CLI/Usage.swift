@@ -180,6 +180,8 @@ enum Usage {
           -n, --netrc                  take the login from ~/.netrc (URL credentials ignored)
               --netrc-optional         the same, URL credentials winning
               --netrc-file FILE        read FILE instead of ~/.netrc
+              --post301, --post302, --post303
+                                       with -L, a POST stays a POST (with its body) after that status
               --request-target TARGET  the request line's target instead of the URL's path (OPTIONS *)
               --path-as-is             send /../ and /./ in the URL's path as typed
               --interface NAME         connect from this interface, address or host

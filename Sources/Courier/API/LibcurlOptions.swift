@@ -99,6 +99,30 @@ public struct LibcurlOptions: Sendable, Hashable {
     /// sent as HTTP/1.0, over ``ConnectionOptions/httpVersion``. Default: `false`.
     public var usesHTTP1_0: Bool = false
 
+    /// `CURLOPT_POSTREDIR` (curl's `--post301`, `--post302`, `--post303`): the redirect statuses
+    /// after which a `POST` stays a `POST`, its body sent again, where it would otherwise become
+    /// a `GET` without one. The curl engine follows redirects itself and applies it as libcurl
+    /// would. Default: none.
+    public var postRedirects: PostRedirects = []
+
+    /// Redirect statuses for ``LibcurlOptions/postRedirects``: libcurl's `CURL_REDIR_POST_…` bits.
+    public struct PostRedirects: OptionSet, Sendable, Hashable {
+        /// The `CURL_REDIR_POST_…` bits.
+        public let rawValue: Int
+
+        /// Statuses from `CURL_REDIR_POST_…` bits.
+        public init(rawValue: Int) {
+            self.rawValue = rawValue
+        }
+
+        /// `301 Moved Permanently` (`CURL_REDIR_POST_301`, curl's `--post301`).
+        public static let status301 = PostRedirects(rawValue: 1)
+        /// `302 Found` (`CURL_REDIR_POST_302`, curl's `--post302`).
+        public static let status302 = PostRedirects(rawValue: 2)
+        /// `303 See Other` (`CURL_REDIR_POST_303`, curl's `--post303`).
+        public static let status303 = PostRedirects(rawValue: 4)
+    }
+
     /// Address families for ``LibcurlOptions/ipResolve``: libcurl's `CURL_IPRESOLVE_…` values.
     public enum IPResolve: Int, Sendable, Hashable, CaseIterable {
         /// Whatever the name resolves to (`CURL_IPRESOLVE_WHATEVER`).

@@ -31,4 +31,32 @@ final class CLIRedirectTests: CLITestCase {
             }
         }
     }
+
+    /// `--post301`, `--post302`, `--post303` (libcurl's CURLOPT_POSTREDIR, applied by the curl
+    /// engine's own redirect following): a POST stays a POST with its body after that status;
+    /// without them it becomes a GET without body, as in curl. URLSession: exit 4.
+    func testPostRedirectOptionsKeepThePOST() throws {
+        let server = try makeServer()
+        for status in [301, 302, 303] {
+            server.route("/moved\(status)") { _, writer in
+                writer.respond(status: status, headers: ["Location": "/landed"], body: Data())
+            }
+        }
+        server.route("/landed") { request, writer in
+            writer.respond(status: 200, text: "\(request.method) \(String(decoding: request.body, as: UTF8.self))")
+        }
+        for status in [301, 302, 303] {
+            let arguments = ["-sL", "-d", "payload", server.url("/moved\(status)").absoluteString]
+            let kept = try start(arguments + ["--post\(status)"]).finish()
+            guard Network.Engine.automatic.resolved == .curl else {
+                XCTAssertEqual(kept.status, 4, kept.stderrText)
+                continue
+            }
+            XCTAssertEqual(kept.stdoutText, "POST payload", "--post\(status): \(kept.stderrText)")
+            XCTAssertEqual(try start(arguments).finish().stdoutText, "GET ", "\(status) without it")
+            if let curl = try RealCurl.run(arguments + ["--post\(status)"]) {
+                XCTAssertEqual(curl.stdoutText, kept.stdoutText, "as curl (\(status))")
+            }
+        }
+    }
 }

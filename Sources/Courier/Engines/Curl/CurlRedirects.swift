@@ -8,7 +8,8 @@ import FoundationNetworking
 enum CurlRedirects {
     /// The request a redirect response proposes, or `nil` if `response` is not a redirect
     /// (no `Location`, or a status that does not redirect).
-    static func proposedRequest(after response: HTTPResponse, to current: URLRequest) -> URLRequest? {
+    static func proposedRequest(after response: HTTPResponse, to current: URLRequest,
+                                keepingPOST postRedirects: LibcurlOptions.PostRedirects = []) -> URLRequest? {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
               let location = response.headers["Location"],
               let target = URL(string: location, relativeTo: current.url)?.absoluteURL else { return nil }
@@ -16,6 +17,14 @@ enum CurlRedirects {
         next.url = target
         let method = current.httpMethod ?? "GET"
         // 303 always becomes a GET (but HEAD stays HEAD); 301 and 302 turn a POST into a GET.
+        // LibcurlOptions.postRedirects keeps a POST a POST after those it names, as libcurl does.
+        let keptPOST: LibcurlOptions.PostRedirects = switch response.statusCode {
+        case 301: .status301
+        case 302: .status302
+        case 303: .status303
+        default: []
+        }
+        if method == "POST", !keptPOST.isEmpty, postRedirects.contains(keptPOST) { return next }
         if (response.statusCode == 303 && method != "HEAD") || ([301, 302].contains(response.statusCode) && method == "POST") {
             next.httpMethod = "GET"
             next.httpBody = nil

@@ -313,7 +313,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         countsEncodedBytes = head.arrivesDecoded
         let transfer = sink
         if (300...399).contains(parsed.statusCode),
-           let proposed = CurlRedirects.proposedRequest(after: head, to: request),
+           let proposed = CurlRedirects.proposedRequest(after: head, to: request,
+                                                        keepingPOST: transport.settings.connection.libcurl.postRedirects),
            let next = transfer?.redirect(head, to: proposed, from: request) {
             redirect = next
             return
