@@ -180,6 +180,7 @@ enum Usage {
           -n, --netrc                  take the login from ~/.netrc (URL credentials ignored)
               --netrc-optional         the same, URL credentials winning
               --netrc-file FILE        read FILE instead of ~/.netrc
+              --location-trusted       -L, and -u's credentials (and -H Cookie) go to other hosts too
               --post301, --post302, --post303
                                        with -L, a POST stays a POST (with its body) after that status
               --request-target TARGET  the request line's target instead of the URL's path (OPTIONS *)

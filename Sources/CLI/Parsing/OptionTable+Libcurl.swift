@@ -58,6 +58,10 @@ extension OptionTable {
         .value("socks4a") { options, value, _ in options.setSOCKSProxy(value, scheme: "socks4a") },
         .value("socks5") { options, value, _ in options.setSOCKSProxy(value, scheme: "socks5") },
         .value("socks5-hostname") { options, value, _ in options.setSOCKSProxy(value, scheme: "socks5h") },
+        .flag("location-trusted") { options in
+            options.location = true
+            options.libcurl.sendsCredentialsToOtherHosts = true
+        },
         .flag("post301") { $0.libcurl.postRedirects.insert(.status301) },
         .flag("post302") { $0.libcurl.postRedirects.insert(.status302) },
         .flag("post303") { $0.libcurl.postRedirects.insert(.status303) },

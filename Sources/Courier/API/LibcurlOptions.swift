@@ -105,6 +105,12 @@ public struct LibcurlOptions: Sendable, Hashable {
     /// would. Default: none.
     public var postRedirects: PostRedirects = []
 
+    /// `CURLOPT_UNRESTRICTED_AUTH`'s meaning (curl's `--location-trusted`): a redirect to
+    /// another host keeps the request's `Authorization` and `Cookie` headers, which are otherwise
+    /// left out there. The curl engine follows redirects itself and applies it. Only for hosts
+    /// trusted with the credentials. Default: `false`.
+    public var sendsCredentialsToOtherHosts: Bool = false
+
     /// Redirect statuses for ``LibcurlOptions/postRedirects``: libcurl's `CURL_REDIR_POST_…` bits.
     public struct PostRedirects: OptionSet, Sendable, Hashable {
         /// The `CURL_REDIR_POST_…` bits.

@@ -32,6 +32,31 @@ final class CLIRedirectTests: CLITestCase {
         }
     }
 
+    /// `--location-trusted` (libcurl's CURLOPT_UNRESTRICTED_AUTH, applied by the curl engine's
+    /// own redirect following): `-u`'s credentials go to the other origin a redirect leads to;
+    /// without it they stay behind, as in curl. URLSession: exit 4.
+    func testLocationTrustedSendsCredentialsToTheNextOrigin() throws {
+        let target = try makeServer().withStandardRoutes()
+        let origin = try makeServer()
+        origin.route("/away") { _, writer in
+            writer.respond(status: 302, headers: ["Location": target.url("/echo").absoluteString], body: Data())
+        }
+        let arguments = ["-s", "-o", "/dev/null", "-u", "robot:hunter2", origin.url("/away").absoluteString]
+        let trusted = try start(arguments + ["--location-trusted"]).finish()
+        guard Network.Engine.automatic.resolved == .curl else {
+            XCTAssertEqual(trusted.status, 4, trusted.stderrText)
+            return
+        }
+        XCTAssertEqual(trusted.status, 0, trusted.stderrText)
+        XCTAssertEqual(try lastRequest(to: "/echo", on: target).header("Authorization"), "Basic cm9ib3Q6aHVudGVyMg==")
+        XCTAssertEqual(try start(["-L"] + arguments).finish().status, 0)
+        XCTAssertNil(try lastRequest(to: "/echo", on: target).header("Authorization"), "-L alone keeps them behind")
+        if let curl = try RealCurl.run(arguments + ["--location-trusted"]) {
+            XCTAssertEqual(curl.status, 0)
+            XCTAssertEqual(try lastRequest(to: "/echo", on: target).header("Authorization"), "Basic cm9ib3Q6aHVudGVyMg==", "as curl")
+        }
+    }
+
     /// `--post301`, `--post302`, `--post303` (libcurl's CURLOPT_POSTREDIR, applied by the curl
     /// engine's own redirect following): a POST stays a POST with its body after that status;
     /// without them it becomes a GET without body, as in curl. URLSession: exit 4.
