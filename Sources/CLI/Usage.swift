@@ -96,6 +96,7 @@ enum Usage {
               --output-dir DIR         where -o and -O files go
               --create-dirs            make the folders an output path names
               --remove-on-error        remove the output file of a transfer that failed
+              --no-clobber, --clobber  keep an existing -o file: write FILE.1, FILE.2 ... instead (or not)
           -i, --include                write the response head (CRLF lines) before the body
               --no-include             undo an earlier -i
           -D, --dump-header FILE       write every response head to FILE (- for stdout)

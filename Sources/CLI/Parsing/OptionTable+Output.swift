@@ -6,6 +6,8 @@ extension OptionTable {
         .flag("remote-name-all") { $0.remoteNameAll = true },
         .flag("remote-header-name", "J") { $0.remoteHeaderName = true },
         .flag("create-dirs") { $0.createDirectories = true },
+        .flag("no-clobber") { $0.noClobber = true },
+        .flag("clobber") { $0.noClobber = false },
         .value("output-dir") { options, value, _ in options.outputDirectory = value },
         .value("dir") { options, value, spelling in try setOnce(&options.directory, value, spelling) },
         .flag("include", "i") { $0.includeHeaders = true },

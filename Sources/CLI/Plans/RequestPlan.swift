@@ -39,6 +39,8 @@ struct RequestPlan: Sendable {
     let removeOnError: Bool
     /// `--create-dirs`: the folders an output path names are made.
     let createDirectories: Bool
+    /// `--no-clobber` (``OutputFile/Mode/keepsExisting``).
+    let noClobber: Bool
     /// `--etag-save FILE`.
     let etagSave: String?
     /// `--retry` and its kin, as curl applies them.
@@ -141,6 +143,7 @@ struct RequestPlan: Sendable {
         self.resume = options.continueAt.map { $0 == "-" ? .fromFileSize : .offset(Int64($0) ?? 0) }
         self.removeOnError = options.removeOnError
         self.createDirectories = options.createDirectories
+        self.noClobber = options.noClobber
         self.etagSave = options.etagSave
         self.retry = RetryRules(options)
         self.parallel = options.parallel
