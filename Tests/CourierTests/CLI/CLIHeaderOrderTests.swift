@@ -48,13 +48,18 @@ final class CLIHeaderOrderTests: CLITestCase {
         let expected = ["Host", "User-Agent", "Accept", "Referer", "Proxy-Connection", "Cookie", "X-Extra"]
         let arguments = ["-s", "-x", "127.0.0.1:\(proxy.port)", "-e", "http://referer/", "-b", "a=1", "-H", "X-Extra: 1",
                          "http://\(ProxyTests.originHost)/hello"]
-        for client in ["courier", "curl"] {
-            let result = client == "courier" ? try start(["--engine", "curl"] + arguments).finish() : try RealCurl.run(arguments)
-            guard let result else { continue }
-            XCTAssertEqual(result.status, 0, "\(client): \(result.stderrText)")
-            let request = try lastRequest(to: "/hello", on: proxy)
-            XCTAssertEqual(request.headers.map(\.name), expected, client)
-            XCTAssertEqual(request.headerValues("Proxy-Connection"), ["Keep-Alive"], "once, \(client)")
+        // A --noproxy list that does not name the host changes nothing (libcurl's matching:
+        // the host, or a domain it ends in).
+        for extra in [[], ["--noproxy", "127.0.0.1,other.\(ProxyTests.originHost),.elsewhere"]] {
+            for client in ["courier", "curl"] {
+                let result = client == "courier" ? try start(["--engine", "curl"] + extra + arguments).finish()
+                    : try RealCurl.run(extra + arguments)
+                guard let result else { continue }
+                XCTAssertEqual(result.status, 0, "\(client): \(result.stderrText)")
+                let request = try lastRequest(to: "/hello", on: proxy)
+                XCTAssertEqual(request.headers.map(\.name), expected, "\(client) \(extra)")
+                XCTAssertEqual(request.headerValues("Proxy-Connection"), ["Keep-Alive"], "once, \(client)")
+            }
         }
     }
 
