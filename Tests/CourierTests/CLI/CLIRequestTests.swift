@@ -102,6 +102,25 @@ final class CLIRequestTests: CLITestCase {
         XCTAssertEqual(undone.stdout.count, plain.stdout.count)
     }
 
+    func testPercentEncodingsInTheQueryAndAnUploadsNameAreLowerCaseAsCurls() throws {
+        let server = try makeServer().withStandardRoutes()
+        let file = try makeFile(named: "x[]y.txt", content: Data("data".utf8))
+        let lines = [["-s", "-o", "/dev/null", "-G", "--data-urlencode", "a=[]", server.url("/echo").absoluteString],
+                     ["-s", "-o", "/dev/null", "-T", file.path, server.url("/up/").absoluteString]]
+        var seen: [String] = []
+        for arguments in lines {
+            XCTAssertEqual(try start(arguments).finish().status, 0)
+            let request = try XCTUnwrap(server.receivedRequests.last)
+            seen.append(request.path + (request.query.map { "?" + $0 } ?? ""))
+            if let curl = try RealCurl.run(arguments) {
+                XCTAssertEqual(curl.status, 0)
+                let request = try XCTUnwrap(server.receivedRequests.last)
+                XCTAssertEqual(request.path + (request.query.map { "?" + $0 } ?? ""), seen.last, "as curl")
+            }
+        }
+        XCTAssertEqual(seen, ["/echo?a=%5b%5d", "/up/x%5b%5dy.txt"])
+    }
+
     func testFormSendsMultipartFieldsAndFiles() throws {
         let server = try makeServer().withStandardRoutes()
         let file = try makeFile(named: "notes.txt", content: Data("file contents".utf8))
