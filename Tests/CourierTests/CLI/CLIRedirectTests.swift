@@ -32,6 +32,27 @@ final class CLIRedirectTests: CLITestCase {
         }
     }
 
+    /// A `Location` with spaces and bytes past ASCII is followed as libcurl reads it: `%20` in
+    /// the path, `+` in the query, lower-case `%xx` for the rest (the curl engine).
+    func testALocationWithSpacesAndUTF8IsFollowedAsCurlEncodesIt() throws {
+        let server = try makeServer().withStandardRoutes()
+        server.route("/odd") { _, writer in
+            writer.respond(status: 302, headers: ["Location": "/echo/a b/\u{e9}?name=d a niel&x=\u{e9}"], body: Data())
+        }
+        let arguments = ["-sL", "-o", "/dev/null", server.url("/odd").absoluteString]
+        func lastTarget() throws -> String {
+            let request = try XCTUnwrap(server.receivedRequests.last)
+            return request.path + (request.query.map { "?" + $0 } ?? "")
+        }
+        guard Network.Engine.automatic.resolved == .curl else { return }
+        XCTAssertEqual(try start(arguments).finish().status, 0)
+        XCTAssertEqual(try lastTarget(), "/echo/a%20b/%c3%a9?name=d+a+niel&x=%c3%a9")
+        if let curl = try RealCurl.run(arguments) {
+            XCTAssertEqual(curl.status, 0)
+            XCTAssertEqual(try lastTarget(), "/echo/a%20b/%c3%a9?name=d+a+niel&x=%c3%a9", "as curl")
+        }
+    }
+
     /// `--location-trusted` (libcurl's CURLOPT_UNRESTRICTED_AUTH, applied by the curl engine's
     /// own redirect following): `-u`'s credentials go to the other origin a redirect leads to;
     /// without it they stay behind, as in curl. URLSession: exit 4.
