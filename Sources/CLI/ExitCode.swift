@@ -46,6 +46,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case rangeError = 33
     /// The TLS handshake failed, or the server refused the session during it.
     case tlsFailed = 35
+    /// `--interface` names no interface, address or host this machine can connect from
+    /// (libcurl's `CURLE_INTERFACE_FAILED`, curl's 45).
+    case interfaceFailed = 45
     /// Redirects went round in circles.
     case tooManyRedirects = 47
     /// libcurl could not read an option's value (`--connect-to ::example.com:example.com`):
@@ -82,6 +85,9 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     /// e.g. `INTERNAL_ERROR` mid-body) or closed it uncleanly (curl's CURLE_HTTP2_STREAM). The
     /// curl engine reports it; URLSession cannot speak HTTP/2 over cleartext on Linux.
     case http2Stream = 92
+    /// A SOCKS proxy's handshake failed (libcurl's `CURLE_PROXY`, 7.73.0 on; older libcurls
+    /// report 7 or 56 there).
+    case proxyHandshakeFailed = 97
     /// libcurl's "a value grew larger than allowed" (`CURLE_TOO_LARGE`, libcurl 8.6.0 and later),
     /// which it says of a response header line over 100 KiB where older libcurls say "out of
     /// memory" (27), and from 8.14.0 of more than 5,000 header lines: curl exits 100 there, and so
@@ -110,6 +116,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .timedOut: return "timed out (--max-time, or a stalled connection)"
         case .rangeError: return "-C: the server does not support byte ranges; the file cannot be resumed"
         case .tlsFailed: return "TLS handshake failed (e.g. a client certificate required, or refused)"
+        case .proxyHandshakeFailed: return "the SOCKS proxy's handshake failed"
+        case .interfaceFailed: return "--interface: no such interface, address or host to connect from"
         case .tooManyRedirects: return "too many redirects"
         case .badOptionSyntax: return "libcurl could not read an option's value (--connect-to, --resolve)"
         case .badContentEncoding: return "a compressed body that cannot be decoded (--compressed)"

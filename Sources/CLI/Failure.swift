@@ -161,7 +161,10 @@ struct Failure: Error, Equatable {
         // libcurl's CURLE_UNSUPPORTED_PROTOCOL, curl's exit 1, on both engines (FoundationNetworking's
         // libcurl says the same). 7.88 says "Unsupported HTTP version", 8.x "Unsupported HTTP/1 subversion".
         // A status code outside 100 to 999 (`HTTP/1.1 -12`) is the same to libcurl 7.88.
-        if detail.contains("Unsupported HTTP") || detail.contains("Unsupported response code") { return .failure }
+        // An answer without a status line where HTTP/0.9 is not allowed (`--http0.9`; libcurl's
+        // default from 7.66.0) is the same CURLE_UNSUPPORTED_PROTOCOL.
+        if detail.contains("Unsupported HTTP") || detail.contains("Unsupported response code")
+            || detail.contains("HTTP/0.9 when not allowed") { return .failure }
         // A body libcurl cannot decode (a broken gzip header, more than 5 codings): curl's
         // CURLE_BAD_CONTENT_ENCODING.
         if detail.contains("content unencoding") || detail.contains("content encodings") { return .badContentEncoding }

@@ -59,7 +59,7 @@ enum Usage {
           -A, --user-agent TEXT        the User-Agent (default curl/LIBCURL-VERSION; '' sends none)
           -e, --referer URL            the Referer header
           -u, --user USER:PASSWORD     HTTP Basic credentials
-              --bearer TOKEN           Authorization: Bearer TOKEN
+              --bearer TOKEN           Authorization: Bearer TOKEN (--oauth2-bearer, curl's name)
           -b, --cookie 'N=V; N2=V2'|FILE
                                        send these cookies, or those of a cookie file (repeatable)
           -c, --cookie-jar FILE        save the cookies in curl's cookie-file format at the end
@@ -96,7 +96,9 @@ enum Usage {
               --output-dir DIR         where -o and -O files go
               --create-dirs            make the folders an output path names
               --remove-on-error        remove the output file of a transfer that failed
+              --no-clobber, --clobber  keep an existing -o file: write FILE.1, FILE.2 ... instead (or not)
           -i, --include                write the response head (CRLF lines) before the body
+              --no-include             undo an earlier -i
           -D, --dump-header FILE       write every response head to FILE (- for stdout)
               --etag-save FILE         save the response's ETag to FILE
           -w, --write-out FORMAT|@FILE print FORMAT after each transfer, also on failure: curl's
@@ -181,6 +183,23 @@ enum Usage {
               --netrc-file FILE        read FILE instead of ~/.netrc
           -Y, --speed-limit BYTES      give up (exit 28) on a transfer slower than BYTES/s for
           -y, --speed-time SECONDS     SECONDS on end (defaults: 1 byte/s, 30 s)
+              --location-trusted       -L, and -u's credentials (and -H Cookie) go to other hosts too
+              --post301, --post302, --post303
+                                       with -L, a POST stays a POST (with its body) after that status
+              --request-target TARGET  the request line's target instead of the URL's path (OPTIONS *)
+              --path-as-is             send /../ and /./ in the URL's path as typed
+              --interface NAME         connect from this interface, address or host
+          -4, --ipv4                   resolve names to IPv4 addresses only
+          -6, --ipv6                   resolve names to IPv6 addresses only
+              --haproxy-protocol       start each connection with a PROXY protocol v1 line
+              --raw                    the body as it came: chunk framing kept, codings not undone
+              --http0.9, --no-http0.9  accept an HTTP/0.9 answer (no status line), or not (the default)
+          -0, --http1.0                send requests as HTTP/1.0
+              --proxy1.0 HOST[:PORT]   -x, speaking HTTP/1.0 to the proxy
+              --socks4 HOST[:PORT], --socks4a HOST[:PORT], --socks5 HOST[:PORT]
+                                       -x with a SOCKS proxy of that kind (socks4://… and so on)
+              --socks5-hostname HOST[:PORT]
+                                       the same, the proxy resolving the names (socks5h://)
 
         GENERAL
           -K, --config FILE            read options from FILE, curl's config syntax (- for stdin)

@@ -56,6 +56,11 @@ struct Session: Sendable {
         // it, but nothing should use `.main`, whose thread is the one blocked.
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = cookieStorage
+        if !settings.keepsCookies {
+            // Neither -b nor -c: a cookie one response sets is not sent with the next, as in curl.
+            configuration.httpShouldSetCookies = false
+            configuration.httpCookieAcceptPolicy = .never
+        }
         // Nor cache anything between the URLs of one command line: curl has no cache.
         configuration.urlCache = nil
         if let proxy = settings.proxy {

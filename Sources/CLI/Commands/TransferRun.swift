@@ -102,7 +102,8 @@ struct TransferRun {
 
     /// How the output file is opened: appended to when resuming, its folders made with `--create-dirs`.
     private var outputMode: OutputFile.Mode {
-        OutputFile.Mode(appends: resumeOffset > 0 || plan.resume == .fromFileSize, createsDirectories: plan.createDirectories)
+        OutputFile.Mode(appends: resumeOffset > 0 || plan.resume == .fromFileSize, createsDirectories: plan.createDirectories,
+                        keepsExisting: plan.noClobber)
     }
 
     /// A message on stderr, unless `-s` silences it (and `-S` does not bring it back), as in curl.

@@ -16,6 +16,8 @@ import Foundation
 enum HeadText {
     static func bytes(of response: HTTPResponse) -> Data {
         if let received = response.headBytes { return received }
+        // An HTTP/0.9 answer (`--http0.9`) has no head at all: curl writes none.
+        if response.httpVersion == HTTPVersion(major: 0, minor: 9) { return Data() }
         var text = statusLine(of: response.statusCode, version: response.httpVersion) + "\r\n"
         for field in response.headers.fields {
             text += "\(field.name): \(field.value)\r\n"

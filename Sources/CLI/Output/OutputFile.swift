@@ -21,9 +21,13 @@ final class OutputFile {
         var createsDirectories = false
         /// `-J`: a name the server chose never replaces an existing file.
         var refusesExisting = false
+        /// `--no-clobber`: an existing file is kept and the body goes to the first of
+        /// `FILE.1` … `FILE.99` that does not exist, as curl names it.
+        var keepsExisting = false
     }
 
-    let path: String
+    /// The file written: `--no-clobber` may choose another name when it opens.
+    private(set) var path: String
     let mode: Mode
     private var descriptor: Int32 = -1
     /// The file's size when this transfer opened it: a retry truncates back to it.
@@ -48,7 +52,18 @@ final class OutputFile {
         var flags = O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC
         if mode.refusesExisting { flags |= O_EXCL }
         flags |= mode.appends ? O_APPEND : O_TRUNC
-        let fd = posixOpen(path, flags, 0o666)
+        var fd = posixOpen(path, flags | (mode.keepsExisting && !mode.appends ? O_EXCL : 0), 0o666)
+        if fd < 0, errno == EEXIST, mode.keepsExisting, !mode.appends {
+            let base = path
+            for number in 1..<100 where fd < 0 && errno == EEXIST {
+                path = "\(base).\(number)"
+                fd = posixOpen(path, flags | O_EXCL, 0o666)
+            }
+            if fd < 0, errno == EEXIST {
+                path = base
+                throw Failure(.writeError, "--no-clobber: \(base) and \(base).1 to \(base).99 all exist")
+            }
+        }
         guard fd >= 0 else {
             if errno == EEXIST, mode.refusesExisting {
                 throw Failure(.writeError, "refusing to overwrite \(path), named by the server's Content-Disposition: the file exists")

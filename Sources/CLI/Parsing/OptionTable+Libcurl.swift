@@ -33,6 +33,38 @@ extension OptionTable {
         .flag("proxy-ntlm") { $0.libcurl.proxyAuthMethods = .ntlm },
         .flag("proxy-negotiate") { $0.libcurl.proxyAuthMethods = .negotiate },
         .flag("proxy-anyauth") { $0.libcurl.proxyAuthMethods = .any },
+        .value("request-target") { options, value, _ in options.libcurl.requestTarget = value },
+        .flag("path-as-is") { $0.libcurl.keepsPathAsIs = true },
+        .value("interface") { options, value, _ in options.libcurl.interface = value },
+        .flag("ipv4", "4") { $0.libcurl.ipResolve = .v4 },
+        .flag("ipv6", "6") { $0.libcurl.ipResolve = .v6 },
+        .flag("haproxy-protocol") { $0.libcurl.sendsHAProxyHeader = true },
+        .flag("raw") { $0.libcurl.keepsEncodings = true },
+        .flag("http0.9") { $0.libcurl.allowsHTTP09 = true },
+        .flag("no-http0.9") { $0.libcurl.allowsHTTP09 = false },
+        // -0 and the --http1.1/--http2 family: the last one given wins, as in curl.
+        .flag("http1.0", "0") { options in
+            options.libcurl.usesHTTP1_0 = true
+            options.httpVersion = nil
+        },
+        // curl's -x, --proxy1.0 and --socks… all set its one proxy, each with its type; the
+        // last one given wins. A SOCKS proxy goes to libcurl as a URL whose scheme says the
+        // type, unless the value names a scheme itself (which libcurl lets win, as in curl).
+        .value("proxy1.0") { options, value, _ in
+            options.proxy = value
+            options.libcurl.proxyUsesHTTP1_0 = true
+        },
+        .value("socks4") { options, value, _ in options.setSOCKSProxy(value, scheme: "socks4") },
+        .value("socks4a") { options, value, _ in options.setSOCKSProxy(value, scheme: "socks4a") },
+        .value("socks5") { options, value, _ in options.setSOCKSProxy(value, scheme: "socks5") },
+        .value("socks5-hostname") { options, value, _ in options.setSOCKSProxy(value, scheme: "socks5h") },
+        .flag("location-trusted") { options in
+            options.location = true
+            options.libcurl.sendsCredentialsToOtherHosts = true
+        },
+        .flag("post301") { $0.libcurl.postRedirects.insert(.status301) },
+        .flag("post302") { $0.libcurl.postRedirects.insert(.status302) },
+        .flag("post303") { $0.libcurl.postRedirects.insert(.status303) },
         .value("time-cond", "z") { options, value, _ in options.timeCondition = value },
         // curl's -Y and -y, libcurl's low-speed limit: each fills in curl's default for the
         // other (1 byte/s, 30 s); -Y 0 turns it off, as in curl.
@@ -47,4 +79,12 @@ extension OptionTable {
             options.libcurl.lowSpeedLimit = limit
         },
     ]
+}
+
+extension Options {
+    /// `--socks4`, `--socks4a`, `--socks5`, `--socks5-hostname`: curl's proxy, of that type.
+    mutating func setSOCKSProxy(_ value: String, scheme: String) {
+        proxy = value.contains("://") ? value : "\(scheme)://\(value)"
+        libcurl.proxyUsesHTTP1_0 = false
+    }
 }

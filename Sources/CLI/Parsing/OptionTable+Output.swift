@@ -6,9 +6,12 @@ extension OptionTable {
         .flag("remote-name-all") { $0.remoteNameAll = true },
         .flag("remote-header-name", "J") { $0.remoteHeaderName = true },
         .flag("create-dirs") { $0.createDirectories = true },
+        .flag("no-clobber") { $0.noClobber = true },
+        .flag("clobber") { $0.noClobber = false },
         .value("output-dir") { options, value, _ in options.outputDirectory = value },
         .value("dir") { options, value, spelling in try setOnce(&options.directory, value, spelling) },
         .flag("include", "i") { $0.includeHeaders = true },
+        .flag("no-include") { $0.includeHeaders = false },
         .value("dump-header", "D") { options, value, _ in options.dumpHeader = value },
         .value("write-out", "w") { options, value, _ in options.writeOut = value },   // the last wins, as in curl
         .flag("json-output") { $0.jsonOutput = true },

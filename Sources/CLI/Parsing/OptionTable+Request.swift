@@ -9,6 +9,8 @@ extension OptionTable {
         // The last -u, -r, -c wins, as in curl.
         .value("user", "u") { options, value, _ in options.user = value },
         .value("bearer") { options, value, spelling in try setOnce(&options.bearer, value, spelling) },
+        // curl's name for the same line.
+        .value("oauth2-bearer") { options, value, spelling in try setOnce(&options.bearer, value, spelling) },
         .value("data") { options, value, _ in options.dataArguments.append(DataArgument(kind: .data, value: value)) },
         .value("data-ascii") { options, value, _ in options.dataArguments.append(DataArgument(kind: .data, value: value)) },
         .value(nil, "d") { options, value, _ in options.dataArguments.append(DataArgument(kind: .data, value: value, isShortD: true)) },

@@ -50,11 +50,14 @@ extension OptionTable {
         .value("cert", "E") { options, value, _ in options.clientCertificate = value },
         .value("key") { options, value, _ in options.clientKey = value },
         .flag("insecure", "k") { $0.insecure = true },
-        .value("proxy", "x") { options, value, _ in options.proxy = value },
-        // The last of the three wins, as in curl.
-        .flag("http1.1") { $0.httpVersion = .http1_1 },
-        .flag("http2") { $0.httpVersion = .http2 },
-        .flag("http2-prior-knowledge") { $0.httpVersion = .http2PriorKnowledge },
+        .value("proxy", "x") { options, value, _ in
+            options.proxy = value
+            options.libcurl.proxyUsesHTTP1_0 = false
+        },
+        // The last of these (and -0) wins, as in curl.
+        .flag("http1.1") { $0.setHTTPVersion(.http1_1) },
+        .flag("http2") { $0.setHTTPVersion(.http2) },
+        .flag("http2-prior-knowledge") { $0.setHTTPVersion(.http2PriorKnowledge) },
         .value("unix-socket") { options, value, _ in options.unixSocket = value },
         .value("limit-rate") { options, value, spelling in
             // curl's suffixes (k, M, G); 0 is curl's "no limit".
@@ -64,4 +67,12 @@ extension OptionTable {
             options.limitRate = rate > 0 ? rate : nil
         },
     ]
+}
+
+extension Options {
+    /// `--http1.1`, `--http2`, `--http2-prior-knowledge`: over an earlier `-0`.
+    mutating func setHTTPVersion(_ version: HTTPVersionPreference) {
+        httpVersion = version
+        libcurl.usesHTTP1_0 = false
+    }
 }

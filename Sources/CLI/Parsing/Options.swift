@@ -49,6 +49,8 @@ struct Options: Sendable {
     var remoteHeaderName = false
     /// `--create-dirs`: the folders an output path names are made.
     var createDirectories = false
+    /// `--no-clobber`: an existing output file is kept, the body goes to `FILE.1`, `FILE.2`… instead.
+    var noClobber = false
     /// `--output-dir DIR`: where `-o` and `-O` files go.
     var outputDirectory: String?
     /// `-D FILE`: the response heads are written there (`-` for stdout).

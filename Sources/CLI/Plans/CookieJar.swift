@@ -65,7 +65,9 @@ struct CookieJar: Sendable {
     /// `excluded` and the expired ones, session cookies included (curl keeps them too).
     func save(_ storage: HTTPCookieStorage, excluding excluded: [HTTPCookie], now: Date = Date()) throws(Failure) {
         guard let saveFile else { return }
+        // Newest first, as curl writes its jar (it sorts by creation time).
         let cookies = (storage.cookies ?? []).filter { cookie in !excluded.contains { $0 === cookie } }
+            .sorted { ($0.created ?? 0) > ($1.created ?? 0) }
         let entries = cookies.map(CookieFile.Entry.init).filter { !$0.isExpired(at: now) }
         do {
             try Data(CookieFile.render(entries).utf8).write(to: saveFile, options: .atomic)

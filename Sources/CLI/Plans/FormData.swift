@@ -80,7 +80,7 @@ enum FormData {
     /// RFC 3986's sub-delimiters and the other characters a query may hold unescaped.
     private static let queryDelimiters = Set("!$&'()*+,;=:@/?".utf8)
 
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
+    static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
              UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):

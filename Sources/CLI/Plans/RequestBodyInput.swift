@@ -91,9 +91,17 @@ struct RequestBodyInput {
         }
     }
 
+    /// A boundary of curl's shape (libcurl's mime.c): 24 dashes and 16 random lowercase hex
+    /// digits. Servers do not care, but the body's length does: a curl line must send as many
+    /// bytes with courier (curl's test suite compares `Content-Length`).
+    static func curlBoundary() -> String {
+        let digits = String(UInt64.random(in: .min ... .max), radix: 16)
+        return String(repeating: "-", count: 24) + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
     /// `name=value` fields and `name=@path[;type=MIME][;filename=NAME]` files, as curl's -F.
     private static func form(_ fields: [String]) throws(Failure) -> MultipartForm {
-        var form = MultipartForm()
+        var form = MultipartForm(boundary: curlBoundary())
         for field in fields {
             guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
                 throw .usage("--form needs name=value or name=@file, not '\(field)'")

@@ -39,6 +39,8 @@ struct RequestPlan: Sendable {
     let removeOnError: Bool
     /// `--create-dirs`: the folders an output path names are made.
     let createDirectories: Bool
+    /// `--no-clobber` (``OutputFile/Mode/keepsExisting``).
+    let noClobber: Bool
     /// `--etag-save FILE`.
     let etagSave: String?
     /// `--retry` and its kin, as curl applies them.
@@ -99,9 +101,11 @@ struct RequestPlan: Sendable {
             // `-H 'Content-Type:'` sends the body with no media type, as in curl.
             body = .data(bytes, contentType: "")
         }
-        if bodyInput?.isUpload == true, Self.size(of: body) > 0, !headers.isRemoved("Expect"), (options.engine ?? .automatic).resolved == .curl {
+        if bodyInput?.isUpload == true, Self.size(of: body) > 0, !headers.isRemoved("Expect"), !options.libcurl.usesHTTP1_0,
+           (options.engine ?? .automatic).resolved == .curl {
             // curl's -T asks before sending (libcurl waits up to a second for the `100`); a
             // `-H 'Expect:'` removes it, as in curl. The curl engine only: that is libcurl's wait.
+            // Not over HTTP/1.0 (-0), which has no `100 Continue`: libcurl asks only from 1.1.
             headers.setDefault("Expect", "100-continue")
         }
         if bodyInput?.isJSON == true {
@@ -139,12 +143,15 @@ struct RequestPlan: Sendable {
         self.resume = options.continueAt.map { $0 == "-" ? .fromFileSize : .offset(Int64($0) ?? 0) }
         self.removeOnError = options.removeOnError
         self.createDirectories = options.createDirectories
+        self.noClobber = options.noClobber
         self.etagSave = options.etagSave
         self.retry = RetryRules(options)
         self.parallel = options.parallel
         self.parallelMax = options.parallelMax
-        self.settings = try Settings(options, followsRedirects: options.location, decompresses: options.compressed,
-                                     retriesInLibrary: false, defaultMaxRedirects: 50)   // curl's -L limit
+        var settings = try Settings(options, followsRedirects: options.location, decompresses: options.compressed,
+                                    retriesInLibrary: false, defaultMaxRedirects: 50)   // curl's -L limit
+        settings.keepsCookies = !options.cookies.isEmpty || options.cookieJar != nil
+        self.settings = settings
         if resume != nil, method != .get, method != .head {
             // A range of a response to a body sent again is nothing a server can promise.
             throw .usage("-C resumes a download; it cannot be used with a request body")

@@ -36,6 +36,9 @@ struct Settings: Sendable {
     var engine: Network.Engine
     /// `--cacert`, `--pinnedpubkey`, `--cert`, `--key`, `-k`.
     var tls: TLSOptions
+    /// Whether the command keeps the cookies servers set and sends them back. Requests: only
+    /// with `-b` or `-c`, as curl, whose cookie engine is off without them; downloads always.
+    var keepsCookies = true
     /// `-x`: every request goes through this proxy instead of the environment's `http_proxy`
     /// and `https_proxy`.
     var proxy: String?
@@ -119,7 +122,14 @@ extension Settings {
                      (libcurl.authMethods == .ntlm, "--ntlm"), (libcurl.authMethods == .negotiate, "--negotiate"),
                      (libcurl.authMethods == .any, "--anyauth"), (libcurl.proxyAuthMethods == .digest, "--proxy-digest"),
                      (libcurl.proxyAuthMethods == .ntlm, "--proxy-ntlm"), (libcurl.proxyAuthMethods == .negotiate, "--proxy-negotiate"),
-                     (libcurl.proxyAuthMethods == .any, "--proxy-anyauth")]
+                     (libcurl.proxyAuthMethods == .any, "--proxy-anyauth"), (libcurl.requestTarget != nil, "--request-target"),
+                     (libcurl.keepsPathAsIs, "--path-as-is"), (libcurl.interface != nil, "--interface"),
+                     (libcurl.ipResolve == .v4, "--ipv4"), (libcurl.ipResolve == .v6, "--ipv6"),
+                     (libcurl.sendsHAProxyHeader, "--haproxy-protocol"), (libcurl.keepsEncodings, "--raw"),
+                     (libcurl.allowsHTTP09, "--http0.9"), (libcurl.proxyUsesHTTP1_0, "--proxy1.0"),
+                     (libcurl.usesHTTP1_0, "--http1.0"), (libcurl.postRedirects.contains(.status301), "--post301"),
+                     (libcurl.postRedirects.contains(.status302), "--post302"), (libcurl.postRedirects.contains(.status303), "--post303"),
+                     (libcurl.sendsCredentialsToOtherHosts, "--location-trusted")]
         let option = given.first(where: \.0)?.1 ?? "a libcurl option"
         throw Failure(.notBuiltIn, "\(option) is done by libcurl, and the URLSession engine cannot pass it on: use the curl engine (--engine curl)")
     }

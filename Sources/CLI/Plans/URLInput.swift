@@ -24,6 +24,9 @@ enum URLInput {
     /// `--url-query`'s pieces. `option` names the option for messages.
     static func appendingQuery(_ query: String, to url: URL, for option: String) throws(Failure) -> URL {
         guard !query.isEmpty else { return url }
+        // libcurl writes the percent-encodings of a query it is handed in lower case (curl
+        // 7.88's tool appends -G's and --url-query's pieces so): `%5b`, not `%5B`.
+        let query = lowercasingPercentEncodings(query)
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             throw Failure(.invalidURL, "cannot add the \(option) data to '\(Redaction.standard.redact(url))'")
         }
@@ -39,8 +42,34 @@ enum URLInput {
     static func naming(_ url: URL, after file: String) -> URL {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
               components.percentEncodedPath.isEmpty || components.percentEncodedPath.hasSuffix("/") else { return url }
-        let encoded = file.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/;?#"))) ?? file
+        // As libcurl encodes a path it is handed: every byte but the unreserved ones and `/`,
+        // in lower-case hex (`58te%5b%5dst.txt`).
+        let encoded = file.utf8.map { byte in
+            FormData.isUnreserved(byte) || byte == UInt8(ascii: "/") ? String(UnicodeScalar(byte)) : String(format: "%%%02x", byte)
+        }.joined()
         components.percentEncodedPath = (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath) + encoded
         return components.url ?? url
+    }
+
+    /// `text` with each `%XX` written in lower-case hex, as libcurl writes a URL part it is handed.
+    static func lowercasingPercentEncodings(_ text: String) -> String {
+        var bytes = Array(text.utf8)
+        var index = 0
+        while index + 2 < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) {
+                for offset in 1...2 where (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(bytes[index + offset]) {
+                    bytes[index + offset] += 0x20
+                }
+                index += 3
+            } else {
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 }

@@ -322,7 +322,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             state.stall.heard(at: now)
             return state.lifecycle.request
         }
-        var next = RedirectPolicy.request(following: head, proposed: proposed, previous: previous ?? original, original: original)
+        var next = RedirectPolicy.request(following: head, proposed: proposed, previous: previous ?? original, original: original,
+                                          keepsCredentials: core.transport.keepsCredentialsAcrossOrigins)
         if let cookies = core.sessionCookies { next = cookies.applying(to: next) }
         // FoundationNetworking would re-send a 307/308 without its body, and fails a task's 21st
         // redirect before asking: Courier then stops the redirect here (the task completes) and

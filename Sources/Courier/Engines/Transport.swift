@@ -21,6 +21,9 @@ protocol Transport: Sendable {
     func makeUploadTask(with request: URLRequest, fromFile file: URL, options: TaskOptions) -> any TransportTask
     /// Whether a `GET` with a body goes out as it is (see ``MethodBodyCheck``).
     var sendsGETBodies: Bool { get }
+    /// Whether a redirect to another origin keeps the credential headers
+    /// (``LibcurlOptions/sendsCredentialsToOtherHosts``). Default: `false`.
+    var keepsCredentialsAcrossOrigins: Bool { get }
     /// Whether a request's ``RateLimit`` is honoured; where not, a request with one fails
     /// before anything is sent. Default: `false`.
     var honoursRateLimits: Bool { get }
@@ -103,6 +106,7 @@ extension TransportTask {
 }
 
 extension Transport {
+    var keepsCredentialsAcrossOrigins: Bool { false }
     var honoursRateLimits: Bool { false }
     var choosesHTTPVersionPerRequest: Bool { false }
     var enforcesConnectTimeouts: Bool { false }

@@ -52,7 +52,10 @@ enum RedirectPolicy {
         return lowered == "http" || lowered == "https"
     }
 
-    static func request(following response: HTTPResponse, proposed: URLRequest, previous: URLRequest?, original: URLRequest?) -> URLRequest {
+    /// `keepsCredentials`: curl's `--location-trusted` (``LibcurlOptions/sendsCredentialsToOtherHosts``):
+    /// the credential headers go to another origin too.
+    static func request(following response: HTTPResponse, proposed: URLRequest, previous: URLRequest?, original: URLRequest?,
+                        keepsCredentials: Bool = false) -> URLRequest {
         var next = proposed
         if [307, 308].contains(response.statusCode), let previous, let target = proposed.url {
             next = previous
@@ -66,7 +69,7 @@ enum RedirectPolicy {
             next.setValue(nil, forHTTPHeaderField: "Content-Type")
             next.setValue(nil, forHTTPHeaderField: "Content-Length")
         }
-        if let from = original?.url, let to = next.url, !sameOrigin(from, to) {
+        if !keepsCredentials, let from = original?.url, let to = next.url, !sameOrigin(from, to) {
             for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
         }
         return next

@@ -59,9 +59,16 @@ final class SessionCookies: Sendable {
     /// `request` with the `Cookie` header for its URL, or unchanged when no stored cookie matches.
     func applying(to request: URLRequest, now: Date = Date()) -> URLRequest {
         guard let url = request.url else { return request }
-        // Longer paths first, then older cookies first (RFC 6265 §5.4).
+        // Longer paths first, then older cookies first (RFC 6265 §5.4), with libcurl's two
+        // tie-breaks in between (its cookie_sort): the longer domain, then the longer name. The
+        // curl engine sends them in curl's order.
         let cookies = (storage.cookies ?? []).filter { Self.matches($0, url, now: now) }.sorted { lhs, rhs in
-            lhs.path.count != rhs.path.count ? lhs.path.count > rhs.path.count : (lhs.created ?? 0) < (rhs.created ?? 0)
+            if lhs.path.count != rhs.path.count { return lhs.path.count > rhs.path.count }
+            let lhsDomain = lhs.domain.hasPrefix(".") ? lhs.domain.count - 1 : lhs.domain.count
+            let rhsDomain = rhs.domain.hasPrefix(".") ? rhs.domain.count - 1 : rhs.domain.count
+            if lhsDomain != rhsDomain { return lhsDomain > rhsDomain }
+            if lhs.name.count != rhs.name.count { return lhs.name.count > rhs.name.count }
+            return (lhs.created ?? 0) < (rhs.created ?? 0)
         }
         guard !cookies.isEmpty else { return request }
         var request = request
@@ -102,7 +109,7 @@ package extension HTTPCookie {
     }
 
     /// When the cookie was stored (seconds since 2001), as FoundationNetworking records it.
-    fileprivate var created: Double? {
+    var created: Double? {
         properties?[HTTPCookiePropertyKey("Created")] as? Double
     }
 }

@@ -23,18 +23,43 @@ final class CLIHeaderOrderTests: CLITestCase {
         }
     }
 
+    func testARequestsOwnContentTypeGoesWithTheOtherFields() throws {
+        let server = try makeServer().withStandardRoutes()
+        let url = server.url("/echo").absoluteString
+        // A -H Content-Type is one of curl's custom lines, before the body's length; a form's
+        // own type stays after it. (One custom field each: courier keeps no order among them.)
+        let cases: [([String], [String])] = [
+            (["-d", "x", "-H", "Content-Type: silly/type", url], ["Host", "User-Agent", "Accept", "Content-Type", "Content-Length"]),
+            (["-d", "x", "-H", "Accept: text/plain", url], ["Host", "User-Agent", "Accept", "Content-Length", "Content-Type"]),
+        ]
+        for (arguments, expected) in cases {
+            let result = try start(["--engine", "curl", "-s", "-o", "/dev/null"] + arguments).finish()
+            XCTAssertEqual(result.status, 0, result.stderrText)
+            XCTAssertEqual(try lastRequest(to: "/echo", on: server).headers.map(\.name), expected, "\(arguments)")
+            if let curl = try RealCurl.run(["-s", "-o", "/dev/null"] + arguments) {
+                XCTAssertEqual(curl.status, 0, curl.stderrText)
+                XCTAssertEqual(try lastRequest(to: "/echo", on: server).headers.map(\.name), expected, "curl's own order: \(arguments)")
+            }
+        }
+    }
+
     func testThroughAnHTTPProxyProxyConnectionComesAfterTheReferer() throws {
         let proxy = try makeProxy()
         let expected = ["Host", "User-Agent", "Accept", "Referer", "Proxy-Connection", "Cookie", "X-Extra"]
         let arguments = ["-s", "-x", "127.0.0.1:\(proxy.port)", "-e", "http://referer/", "-b", "a=1", "-H", "X-Extra: 1",
                          "http://\(ProxyTests.originHost)/hello"]
-        for client in ["courier", "curl"] {
-            let result = client == "courier" ? try start(["--engine", "curl"] + arguments).finish() : try RealCurl.run(arguments)
-            guard let result else { continue }
-            XCTAssertEqual(result.status, 0, "\(client): \(result.stderrText)")
-            let request = try lastRequest(to: "/hello", on: proxy)
-            XCTAssertEqual(request.headers.map(\.name), expected, client)
-            XCTAssertEqual(request.headerValues("Proxy-Connection"), ["Keep-Alive"], "once, \(client)")
+        // A --noproxy list that does not name the host changes nothing (libcurl's matching:
+        // the host, or a domain it ends in).
+        for extra in [[], ["--noproxy", "127.0.0.1,other.\(ProxyTests.originHost),.elsewhere"]] {
+            for client in ["courier", "curl"] {
+                let result = client == "courier" ? try start(["--engine", "curl"] + extra + arguments).finish()
+                    : try RealCurl.run(extra + arguments)
+                guard let result else { continue }
+                XCTAssertEqual(result.status, 0, "\(client): \(result.stderrText)")
+                let request = try lastRequest(to: "/hello", on: proxy)
+                XCTAssertEqual(request.headers.map(\.name), expected, "\(client) \(extra)")
+                XCTAssertEqual(request.headerValues("Proxy-Connection"), ["Keep-Alive"], "once, \(client)")
+            }
         }
     }
 

@@ -101,6 +101,8 @@ final class CLILibcurlOptionTests: CLITestCase {
         }
         for request in try echoed(["--tr-encoding", url], on: server) {
             XCTAssertEqual(request.header("TE"), "gzip")
+            // libcurl's TE lines after its User-Agent and Accept, as curl sends them.
+            XCTAssertEqual(request.headers.map(\.name), ["Host", "User-Agent", "Accept", "Connection", "TE"])
         }
         for request in try echoed(["--netrc-file", netrc.path, url], on: server) {
             XCTAssertEqual(request.header("Authorization"), "Basic cm9ib3Q6aHVudGVyMg==")

@@ -96,4 +96,27 @@ final class CLIOutputNameTests: CLITestCase {
         XCTAssertEqual(request.body, Data("payload\r\n".utf8))
         XCTAssertNil(request.header("Content-Type"), "curl -T sends none: a pre-signed URL's signature may cover the headers")
     }
+
+    func testNoClobberKeepsTheFileAndWritesTheNextNumber() throws {
+        let server = try makeServer().withStandardRoutes()
+        let folder = try makeTemporaryDirectory()
+        let file = folder.appendingPathComponent("saved.txt")
+        try Data("keep me".utf8).write(to: file)
+        try Data("keep me too".utf8).write(to: folder.appendingPathComponent("saved.txt.1"))
+        let url = server.url("/hello").absoluteString
+        let result = try courier("-s", "--no-clobber", "-o", file.path, "-w", "%{filename_effective}", url)
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.stdoutText, file.path + ".2", "the first free number, as curl names it")
+        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "keep me")
+        XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent("saved.txt.2"), encoding: .utf8), "hello")
+        // --clobber (the default) after it replaces the file again.
+        XCTAssertEqual(try courier("-s", "--no-clobber", "--clobber", "-o", file.path, url).status, 0)
+        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "hello")
+        // Every number taken: exit 23, as curl, and nothing replaced.
+        for number in 1..<100 { try Data().write(to: folder.appendingPathComponent("saved.txt.\(number)")) }
+        let full = try courier("-s", "--no-clobber", "-o", file.path, url)
+        XCTAssertEqual(full.status, 23, full.stderrText)
+        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "hello")
+        if let curl = try RealCurl.run(["-s", "--no-clobber", "-o", file.path, url]) { XCTAssertEqual(curl.status, 23) }
+    }
 }

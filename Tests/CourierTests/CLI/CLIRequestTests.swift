@@ -88,6 +88,39 @@ final class CLIRequestTests: CLITestCase {
         XCTAssertEqual(request.header("Authorization"), "Bearer t0ken")
     }
 
+    func testCurlsSpellingsOAuth2BearerAndNoInclude() throws {
+        let server = try makeServer().withStandardRoutes()
+        let url = server.url("/echo").absoluteString
+        let bearer = try courier("-s", "-o", "/dev/null", "--oauth2-bearer", "t0ken", url)
+        XCTAssertEqual(bearer.status, 0, bearer.stderrText)
+        XCTAssertEqual(try lastRequest(to: "/echo", on: server).header("Authorization"), "Bearer t0ken")
+        // --no-include undoes an earlier -i: the body alone, as with neither.
+        let plain = try courier("-s", url)
+        let undone = try courier("-s", "-i", "--no-include", url)
+        XCTAssertEqual(undone.status, 0, undone.stderrText)
+        XCTAssertFalse(undone.stdoutText.hasPrefix("HTTP/"), undone.stdoutText)
+        XCTAssertEqual(undone.stdout.count, plain.stdout.count)
+    }
+
+    func testPercentEncodingsInTheQueryAndAnUploadsNameAreLowerCaseAsCurls() throws {
+        let server = try makeServer().withStandardRoutes()
+        let file = try makeFile(named: "x[]y.txt", content: Data("data".utf8))
+        let lines = [["-s", "-o", "/dev/null", "-G", "--data-urlencode", "a=[]", server.url("/echo").absoluteString],
+                     ["-s", "-o", "/dev/null", "-T", file.path, server.url("/up/").absoluteString]]
+        var seen: [String] = []
+        for arguments in lines {
+            XCTAssertEqual(try start(arguments).finish().status, 0)
+            let request = try XCTUnwrap(server.receivedRequests.last)
+            seen.append(request.path + (request.query.map { "?" + $0 } ?? ""))
+            if let curl = try RealCurl.run(arguments) {
+                XCTAssertEqual(curl.status, 0)
+                let request = try XCTUnwrap(server.receivedRequests.last)
+                XCTAssertEqual(request.path + (request.query.map { "?" + $0 } ?? ""), seen.last, "as curl")
+            }
+        }
+        XCTAssertEqual(seen, ["/echo?a=%5b%5d", "/up/x%5b%5dy.txt"])
+    }
+
     func testFormSendsMultipartFieldsAndFiles() throws {
         let server = try makeServer().withStandardRoutes()
         let file = try makeFile(named: "notes.txt", content: Data("file contents".utf8))
@@ -101,6 +134,14 @@ final class CLIRequestTests: CLITestCase {
         let body = String(decoding: request.body, as: UTF8.self)
         XCTAssertTrue(body.contains("Content-Disposition: form-data; name=\"title\"\r\n\r\nHello world\r\n"), body)
         XCTAssertTrue(body.contains("name=\"upload\"; filename=\"notes.txt\"\r\nContent-Type: text/plain\r\n\r\nfile contents\r\n"), body)
+        // curl's boundary shape (24 dashes, 16 hex digits), so that the body is as long as curl's.
+        let boundary = String(contentType.dropFirst("multipart/form-data; boundary=".count))
+        XCTAssertNotNil(boundary.range(of: "^-{24}[0-9a-f]{16}$", options: .regularExpression), boundary)
+        if let curl = try RealCurl.run(["-s", "-o", "/dev/null", server.url("/echo").absoluteString, "--form", "title=Hello world",
+                                        "-F", "upload=@\(file.path);type=text/plain"]) {
+            XCTAssertEqual(curl.status, 0, curl.stderrText)
+            XCTAssertEqual(try lastRequest(to: "/echo", on: server).body.count, request.body.count, "as long as curl's")
+        }
     }
 
     func testUploadFileIsStreamedWithPut() throws {

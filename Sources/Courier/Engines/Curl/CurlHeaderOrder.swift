@@ -11,6 +11,8 @@ import Foundation
 /// Ordering the list as curl's options would place those lines (and writing `Accept: */*`
 /// into it where libcurl would have added its own, so that it keeps its place after
 /// `User-Agent`) gives the bytes curl sends; the remaining fields keep the order they came in.
+/// A `Content-Type` of the request's own (not a form's type) is one curl sends in the custom
+/// list: it goes with the other fields, before `Content-Length`.
 enum CurlHeaderOrder {
     /// The names libcurl writes from its own options, in its order; everything else comes after
     /// them, and the body's `Content-Length` and `Content-Type` last.
@@ -36,14 +38,23 @@ enum CurlHeaderOrder {
         // Each name is ranked once, compared without case and without a lowercased copy; a list
         // already in order is left as it is. (The whole ordering costs a 1 KiB GET about 5,700
         // instructions: Docs/Performance.md.)
-        let ranks = fields.map { rank(of: $0.name) }
+        let ranks = fields.map { rank(of: $0.name, value: $0.value) }
         guard zip(ranks, ranks.dropFirst()).contains(where: { $0 > $1 }) else { return }
         // By rank, then by the order they came in (a stable sort, whatever the library's).
         let order = ranks.indices.sorted { (ranks[$0], $0) < (ranks[$1], $1) }
         fields = order.map { fields[$0] }
     }
 
-    private static func rank(of name: String) -> Int {
+    private static func rank(of name: String, value: String) -> Int {
+        // A Content-Type libcurl would not write itself is one the request chose (curl's -H,
+        // --json): curl sends it in the custom list, before the body's length. The ones libcurl
+        // writes (a form's type, none) keep libcurl's place after it. (`Accept` keeps its place
+        // whatever its value: the custom fields come in a dictionary's order, and a place of its
+        // own keeps the head the same from one run to the next.)
+        if HTTPHeaders.namesMatch(name, "Content-Type"), value != CurlRequestOptions.removedHeader,
+           value != "application/x-www-form-urlencoded", !value.hasPrefix("multipart/form-data") {
+            return leading.count
+        }
         if let index = leading.firstIndex(where: { HTTPHeaders.namesMatch($0, name) }) { return index }
         if let index = trailing.firstIndex(where: { HTTPHeaders.namesMatch($0, name) }) { return leading.count + 1 + index }
         return leading.count

@@ -21,6 +21,20 @@ enum CurlPassThrough {
             options.set(Int32(CCURLOPT_LOW_SPEED_LIMIT), lowSpeed.bytesPerSecond)
             options.set(Int32(CCURLOPT_LOW_SPEED_TIME), lowSpeed.seconds)
         }
+        if let target = libcurl.requestTarget { options.set(Int32(CCURLOPT_REQUEST_TARGET), target) }
+        if libcurl.keepsPathAsIs { options.set(Int32(CCURLOPT_PATH_AS_IS), 1) }
+        if let interface = libcurl.interface { options.set(Int32(CCURLOPT_INTERFACE), interface) }
+        if libcurl.ipResolve != .any { options.set(Int32(CCURLOPT_IPRESOLVE), libcurl.ipResolve.rawValue) }
+        if libcurl.sendsHAProxyHeader { options.set(Int32(CCURLOPT_HAPROXYPROTOCOL), 1) }
+        if libcurl.keepsEncodings {
+            options.set(Int32(CCURLOPT_HTTP_TRANSFER_DECODING), 0)
+            options.set(Int32(CCURLOPT_HTTP_CONTENT_DECODING), 0)
+        }
+        if libcurl.allowsHTTP09 { options.set(Int32(CCURLOPT_HTTP09_ALLOWED), 1) }
+        // CURLPROXY_HTTP_1_0; a proxy URL with a scheme (socks5://) still says its own type.
+        if libcurl.proxyUsesHTTP1_0 { options.set(Int32(CCURLOPT_PROXYTYPE), 1) }
+        // Set after the network's HTTP version (CurlConnectionOptions), which it overrides.
+        if libcurl.usesHTTP1_0 { options.set(Int32(CCURLOPT_HTTP_VERSION), Int(CCURL_HTTP_VERSION_1_0)) }
     }
 }
 

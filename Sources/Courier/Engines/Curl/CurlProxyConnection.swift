@@ -12,16 +12,37 @@ import Foundation
 ///
 /// Only for a request that surely goes to an HTTP proxy as a proxy request: an http URL, the
 /// network's own proxy (curl's `-x`), no tunnel (`-p`), no `no_proxy` list that could send it
-/// straight to the server. Otherwise libcurl's line stays libcurl's.
+/// straight to the server (a `--noproxy` list that does not name the host is read: see
+/// ``mayBypass(_:_:)``). Otherwise libcurl's line stays libcurl's.
 enum CurlProxyConnection {
     /// Whether `url` goes to an HTTP proxy, untunnelled, by `settings`.
     static func applies(to url: URL?, settings: CurlSettings) -> Bool {
         guard let url, isHTTP(url), let proxies = settings.proxies,
               let proxy = proxies.proxy(for: url)?.host, !proxy.isEmpty,
-              !settings.connection.libcurl.proxyTunnel, settings.connection.libcurl.noProxy == nil,
-              !environmentHasNoProxyList else { return false }
+              !settings.connection.libcurl.proxyTunnel else { return false }
+        if let noProxy = settings.connection.libcurl.noProxy {
+            // libcurl reads the option instead of the environment's list.
+            guard !mayBypass(url.host ?? "", noProxy) else { return false }
+        } else if environmentHasNoProxyList {
+            return false
+        }
         guard let schemeEnd = proxy.range(of: "://") else { return true }
         return proxy[..<schemeEnd.lowerBound].lowercased() == "http"
+    }
+
+    /// Whether a `--noproxy` list (``LibcurlOptions/noProxy``) may send a request for `host`
+    /// straight to the server, by libcurl's rules: `*` is every host; an entry (a leading dot
+    /// dropped) is the host itself or a domain it ends in, without case. An entry with a `/`
+    /// (a CIDR range, libcurl 7.86 on) is taken as a possible match: libcurl's line then stays.
+    static func mayBypass(_ host: String, _ list: String) -> Bool {
+        let host = host.lowercased()
+        return list.split(separator: ",").contains { item in
+            var entry = item.trimmingCharacters(in: .whitespaces).lowercased()
+            if entry == "*" || entry.contains("/") { return true }
+            if entry.hasPrefix(".") { entry.removeFirst() }
+            guard !entry.isEmpty else { return false }
+            return host == entry || host.hasSuffix("." + entry)
+        }
     }
 
     /// Whether `url` is plain http, its scheme compared without a lowered copy.

@@ -155,6 +155,17 @@ enum CurlRequestOptions {
             fields.append(("Proxy-Connection", "Keep-Alive"))
         }
         CurlHeaderOrder.arrange(&fields, bodyLength: method == "HEAD" || negotiatesAuth ? nil : bodyLength)
+        if settings.connection.libcurl.requestsTransferEncoding {
+            // libcurl writes its `Connection: TE` and `TE` lines (CURLOPT_TRANSFER_ENCODING) after
+            // its own User-Agent and Accept lines and before the whole list: those two are left to
+            // libcurl here, so that they come first, as curl sends them. Set either way (an empty
+            // agent is none): a reused handle must not keep another request's.
+            let agent = fields.firstIndex { named($0.name, "User-Agent") && $0.value != removedHeader }
+            set(Int32(CCURLOPT_USERAGENT), agent.map { fields[$0].value } ?? "")
+            if let agent { fields.remove(at: agent) }
+            // libcurl's own `Accept: */*` goes where no list names one.
+            fields.removeAll { named($0.name, "Accept") && $0.value == "*/*" }
+        }
         if let old = headers { ccurl_slist_free_all(old) }
         headers = nil
         for (name, value) in fields {

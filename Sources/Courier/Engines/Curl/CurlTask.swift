@@ -185,6 +185,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             usesTLS = CurlConnectionOptions.isHTTPS(url)
             try CurlConnectionOptions.apply(to: easy, usesTLS: usesTLS, settings: transport.settings, rateLimit: taskOptions.rateLimit,
                                             httpVersion: taskOptions.httpVersion)
+            // Set after the request's own choice, which it overrides (CurlPassThrough).
+            if transport.settings.connection.libcurl.keepsEncodings { decodesContent = false }
             try openUpload()
             return nil
         } catch let failure as ConfigurationFailure {
@@ -277,6 +279,14 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         _ = deliver(head)
     }
 
+    /// An HTTP/0.9 answer (``LibcurlOptions/allowsHTTP09``): libcurl hands its bytes over as the
+    /// body without a single header line. The response is a `200` without fields, the status
+    /// libcurl itself reports for it; no head bytes, as curl's `-i` writes none.
+    private func deliverHTTP09Head() {
+        parser.settle()
+        _ = deliver(ResponseHeadParser.Head(statusCode: 200, version: "HTTP/0.9", raw: RawHeaderBuilder(capacity: 0).build()))
+    }
+
     /// Hands a final head on; `false` stops the transfer (a redirect whose body is not waited for).
     private func deliver(_ head: ResponseHeadParser.Head) -> Bool {
         if transport.readsConnectionID, let easy { connectionID = CurlMetrics.connectionID(of: easy) }
@@ -303,7 +313,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         countsEncodedBytes = head.arrivesDecoded
         let transfer = sink
         if (300...399).contains(parsed.statusCode),
-           let proposed = CurlRedirects.proposedRequest(after: head, to: request),
+           let proposed = CurlRedirects.proposedRequest(after: head, to: request,
+                                                        keepingPOST: transport.settings.connection.libcurl.postRedirects),
            let next = transfer?.redirect(head, to: proposed, from: request) {
             redirect = next
             return
@@ -319,6 +330,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// ``resumeReceiving()`` has unpaused it.
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         if heldHead != nil { deliverHeldHead() }
+        if !parser.hasHead, redirect == nil, transport.settings.connection.libcurl.allowsHTTP09 { deliverHTTP09Head() }
         guard redirect == nil, parser.hasHead, !bytes.isEmpty,
               let transfer = sink else { return true }
         return transfer.didReceive(bytes: bytes, encodedBytes: countsEncodedBytes ? encodedBytesReceived() : nil) == .accepted

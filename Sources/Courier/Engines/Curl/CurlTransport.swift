@@ -45,6 +45,9 @@ final class CurlTransport: Transport {
     /// Sent as asked, as curl does.
     var sendsGETBodies: Bool { true }
 
+    /// curl's `--location-trusted` (``LibcurlOptions/sendsCredentialsToOtherHosts``).
+    var keepsCredentialsAcrossOrigins: Bool { settings.connection.libcurl.sendsCredentialsToOtherHosts }
+
     /// libcurl paces transfers itself (`CURLOPT_MAX_RECV_SPEED_LARGE`, `…SEND…`).
     var honoursRateLimits: Bool { true }
 

@@ -98,6 +98,75 @@ public struct LibcurlOptions: Sendable, Hashable {
         }
     }
 
+    /// `CURLOPT_REQUEST_TARGET` (curl's `--request-target`): the request line's target instead
+    /// of the URL's path and query, as given (`*` for `OPTIONS *`). Default: `nil`.
+    public var requestTarget: String? = nil
+    /// `CURLOPT_PATH_AS_IS` (curl's `--path-as-is`): the URL's path is sent with its `/../` and
+    /// `/./` segments as typed rather than resolved first. Default: `false`.
+    public var keepsPathAsIs: Bool = false
+    /// `CURLOPT_INTERFACE` (curl's `--interface`): the interface name, local address or host name
+    /// connections go out from. Default: `nil`.
+    public var interface: String? = nil
+    /// `CURLOPT_IPRESOLVE` (curl's `-4`, `-6`): which address family a host name may resolve to.
+    /// Default: ``IPResolve/any``.
+    public var ipResolve: IPResolve = .any
+    /// `CURLOPT_HAPROXYPROTOCOL` (curl's `--haproxy-protocol`): each connection starts with a
+    /// PROXY protocol v1 line naming the client's address. Default: `false`.
+    public var sendsHAProxyHeader: Bool = false
+    /// `CURLOPT_HTTP_TRANSFER_DECODING` and `CURLOPT_HTTP_CONTENT_DECODING` off (curl's
+    /// `--raw`): the body is delivered as it came, a chunked one with its chunk framing, a coded
+    /// one (`Transfer-Encoding: gzip`, `Content-Encoding`) not decoded. Default: `false`.
+    public var keepsEncodings: Bool = false
+    /// `CURLOPT_HTTP09_ALLOWED` (curl's `--http0.9`): an answer without a status line is taken
+    /// as an HTTP/0.9 body rather than refused. Default: `false`.
+    public var allowsHTTP09: Bool = false
+    /// `CURLOPT_PROXYTYPE` `CURLPROXY_HTTP_1_0` (curl's `--proxy1.0`): the HTTP proxy is spoken
+    /// to in HTTP/1.0, its `CONNECT` included. Default: `false`.
+    public var proxyUsesHTTP1_0: Bool = false
+    /// `CURLOPT_HTTP_VERSION` `CURL_HTTP_VERSION_1_0` (curl's `-0`, `--http1.0`): requests are
+    /// sent as HTTP/1.0, over ``ConnectionOptions/httpVersion``. Default: `false`.
+    public var usesHTTP1_0: Bool = false
+
+    /// `CURLOPT_POSTREDIR` (curl's `--post301`, `--post302`, `--post303`): the redirect statuses
+    /// after which a `POST` stays a `POST`, its body sent again, where it would otherwise become
+    /// a `GET` without one. The curl engine follows redirects itself and applies it as libcurl
+    /// would. Default: none.
+    public var postRedirects: PostRedirects = []
+
+    /// `CURLOPT_UNRESTRICTED_AUTH`'s meaning (curl's `--location-trusted`): a redirect to
+    /// another host keeps the request's `Authorization` and `Cookie` headers, which are otherwise
+    /// left out there. The curl engine follows redirects itself and applies it. Only for hosts
+    /// trusted with the credentials. Default: `false`.
+    public var sendsCredentialsToOtherHosts: Bool = false
+
+    /// Redirect statuses for ``LibcurlOptions/postRedirects``: libcurl's `CURL_REDIR_POST_…` bits.
+    public struct PostRedirects: OptionSet, Sendable, Hashable {
+        /// The `CURL_REDIR_POST_…` bits.
+        public let rawValue: Int
+
+        /// Statuses from `CURL_REDIR_POST_…` bits.
+        public init(rawValue: Int) {
+            self.rawValue = rawValue
+        }
+
+        /// `301 Moved Permanently` (`CURL_REDIR_POST_301`, curl's `--post301`).
+        public static let status301 = PostRedirects(rawValue: 1)
+        /// `302 Found` (`CURL_REDIR_POST_302`, curl's `--post302`).
+        public static let status302 = PostRedirects(rawValue: 2)
+        /// `303 See Other` (`CURL_REDIR_POST_303`, curl's `--post303`).
+        public static let status303 = PostRedirects(rawValue: 4)
+    }
+
+    /// Address families for ``LibcurlOptions/ipResolve``: libcurl's `CURL_IPRESOLVE_…` values.
+    public enum IPResolve: Int, Sendable, Hashable, CaseIterable {
+        /// Whatever the name resolves to (`CURL_IPRESOLVE_WHATEVER`).
+        case any = 0
+        /// IPv4 addresses only (`CURL_IPRESOLVE_V4`, curl's `-4`).
+        case v4 = 1
+        /// IPv6 addresses only (`CURL_IPRESOLVE_V6`, curl's `-6`).
+        case v6 = 2
+    }
+
     /// Whether libcurl may answer a `401` itself: an ``authMethods`` beyond Basic (which sends
     /// its credentials at once), so that a transfer can make more than one request.
     var negotiatesAuthentication: Bool {
