@@ -11,7 +11,7 @@ final class CLIUsageTests: CLITestCase {
 
     func testUnknownOptionsAreNamed() throws {
         assertUsageError(try courier("--frobnicate", "http://127.0.0.1/"), mentions: "unknown option --frobnicate")
-        assertUsageError(try courier("-sY", "http://127.0.0.1/"), mentions: "unknown option -Y")
+        assertUsageError(try courier("-sW", "http://127.0.0.1/"), mentions: "unknown option -W")
     }
 
     func testBadValues() throws {
