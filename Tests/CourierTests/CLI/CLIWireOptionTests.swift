@@ -86,12 +86,11 @@ final class CLIWireOptionTests: CLITestCase {
         XCTAssertTrue(haproxy.hasPrefix("PROXY TCP4 127.0.0.1 127.0.0.1 CLIENT PORT\r\nGET /ok HTTP/1.1\r\n"), haproxy)
         let fromLoopback = try wire { ["--interface", "127.0.0.1", "-4", $0.url.absoluteString] }
         XCTAssertTrue(fromLoopback.hasPrefix("GET /ok HTTP/1.1\r\n"), fromLoopback)
-        // An interface that does not exist, and IPv6 only for an IPv4 address: curl's exit codes
-        // (45, 7), nothing sent.
+        // An interface that does not exist: curl's exit code (45), nothing sent. (-6 for an IPv4
+        // address is libcurl's to judge: 7.88.1 refuses it with 7, 7.74.0 connects anyway; the
+        // option is set either way, as -4 shows above.)
         let none = try wire({ ["--interface", "courier-none0", $0.url.absoluteString] }, status: 45)
         XCTAssertEqual(none, "")
-        let v6 = try wire({ ["-6", $0.url.absoluteString] }, status: 7)
-        XCTAssertEqual(v6, "")
     }
 
     func testProxy10AndSOCKSProxies() throws {
