@@ -46,15 +46,17 @@ enum RequestTimeout {
         return copy
     }
 
+    /// `value` where it is a limit (positive and finite), `nil` for none.
+    private static func limit(_ value: TimeInterval?) -> TimeInterval? {
+        guard let value, value.isFinite, value > 0 else { return nil }
+        return value
+    }
+
     /// A network's idle and connect timeouts: its ``ConnectionOptions``', else, for the idle
     /// one, the configuration's `timeoutIntervalForRequest` (URLSession's meaning of it: an idle
     /// timeout). A value that is no limit (`.infinity`, and for the configuration's, 0 or less
     /// or NaN, which the options refuse) is `nil`.
     static func networkTimeouts(configuration: URLSessionConfiguration, connection: ConnectionOptions) -> TransferOptions {
-        func limit(_ value: TimeInterval?) -> TimeInterval? {
-            guard let value, value.isFinite, value > 0 else { return nil }
-            return value
-        }
         return TransferOptions(idleTimeout: connection.idleTimeout.map(limit) ?? limit(configuration.timeoutIntervalForRequest),
                                connectTimeout: limit(connection.connectTimeout))
     }
@@ -62,10 +64,6 @@ enum RequestTimeout {
     /// A curl network's own timeouts: its idle timeout (`nil` is 60 s, a configuration's
     /// default `timeoutIntervalForRequest`) and its connect timeout.
     static func networkTimeouts(curl connection: ConnectionOptions) -> TransferOptions {
-        func limit(_ value: TimeInterval?) -> TimeInterval? {
-            guard let value, value.isFinite, value > 0 else { return nil }
-            return value
-        }
         return TransferOptions(idleTimeout: limit(connection.idleTimeout ?? unsetInterval), connectTimeout: limit(connection.connectTimeout))
     }
 
@@ -86,7 +84,6 @@ enum RequestTimeout {
     /// `request` take `network`'s; `.infinity` means none), the attempt's `URLRequest` having the
     /// last word on the idle timeout (``idleTimeout(of:)``).
     static func options(request: TransferOptions, network: TransferOptions, rateLimit: RateLimit?, urlRequest: URLRequest) -> TaskOptions {
-        func limit(_ value: TimeInterval?) -> TimeInterval? { value.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } }
         let idle = idleTimeout(of: urlRequest) ?? (request.idleTimeout.map(limit) ?? network.idleTimeout)
         let connect = request.connectTimeout.map(limit) ?? network.connectTimeout
         return TaskOptions(idleTimeout: idle, connectTimeout: connect, rateLimit: rateLimit)

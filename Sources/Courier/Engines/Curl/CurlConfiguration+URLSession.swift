@@ -31,9 +31,6 @@ extension CurlConfiguration {
 extension CurlConfiguration.Proxies {
     /// The proxies of a configuration's proxy dictionary.
     init(_ proxies: CurlProxies) {
-        func server(_ proxy: CurlProxies.Proxy?) -> CurlConfiguration.ProxyServer? {
-            proxy.map { CurlConfiguration.ProxyServer(host: $0.host, port: $0.port) }
-        }
-        self = .servers(http: server(proxies.http), https: server(proxies.https))
+        self = .servers(http: proxies.http, https: proxies.https)
     }
 }

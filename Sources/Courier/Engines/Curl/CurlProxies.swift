@@ -14,11 +14,9 @@ import Foundation
 /// (as it replaces the system's proxies on Apple platforms); `no_proxy` still applies. Without
 /// one (the default) libcurl reads `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy`.
 struct CurlProxies: Sendable {
-    struct Proxy: Sendable {
-        /// What `CURLOPT_PROXY` gets: a host name, an address (IPv6 in brackets), or a URL.
-        let host: String
-        let port: Int?
-    }
+    /// What `CURLOPT_PROXY` gets (a host name, an address, IPv6 in brackets, or a URL) and
+    /// `CURLOPT_PROXYPORT`: the typed configuration's own value.
+    typealias Proxy = CurlConfiguration.ProxyServer
 
     let http: Proxy?
     let https: Proxy?
@@ -38,8 +36,8 @@ struct CurlProxies: Sendable {
     /// The proxies of a typed configuration; `nil` for the environment's.
     init?(_ proxies: CurlConfiguration.Proxies) {
         guard case .servers(let http, let https) = proxies else { return nil }
-        self.http = http.map { Proxy(host: $0.host, port: $0.port) }
-        self.https = https.map { Proxy(host: $0.host, port: $0.port) }
+        self.http = http
+        self.https = https
     }
 
     /// The proxy for a request to `url`, or `nil` to connect directly.
