@@ -44,7 +44,7 @@ extension NetworkCore {
         let request = withCoders(request)
         let baseRequest = prepare(request)
         let body = DownloadBody(request: request, destination: destination, options: options,
-                                recordedURL: try? baseRequest.get().url?.absoluteString)
+                                recordedURL: try? baseRequest.get().url.absoluteString)
         return submit(Transfer(core: self, request: request, baseRequest: baseRequest, body: body,
                                delivery: Delivery(target: target, progress: progress), completion: completion))
     }

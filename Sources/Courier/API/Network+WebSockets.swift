@@ -105,7 +105,7 @@ extension Network {
         for (name, value) in inherited where !WebSocketHandshake.reservedNames.contains(name.lowercased()) { add(name, value) }
         if let agent = core.userAgent.withLock({ $0 }) { add("User-Agent", agent) }
         let httpURL = CurlWebSocketConnection.httpURL(for: url)
-        if let cookie = core.sessionCookies?.applying(to: URLRequest(url: httpURL)).value(forHTTPHeaderField: "Cookie") {
+        if let cookie = core.sessionCookies?.applying(to: WireRequest(url: httpURL)).value(for: "Cookie") {
             add("Cookie", cookie)
         }
         for (name, value) in options.headers { add(name, value) }

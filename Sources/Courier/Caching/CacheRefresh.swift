@@ -9,16 +9,19 @@ import FoundationNetworking
 /// the next request finds it fresh. Its outcome is the cache's alone: nobody waits for it.
 struct CacheRefresh: NetworkRequest {
     typealias Output = Data
-    let urlRequest: URLRequest
+    let request: WireRequest
 
     var transferOptions: TransferOptions { TransferOptions(cachePolicy: .reloadRevalidatingCacheData) }
 
     func makeURL() throws -> URL {
-        guard let url = urlRequest.url else { throw NetworkError.invalidURL("the request has no URL") }
-        return url
+        request.url
     }
 
-    func makeURLRequest() throws -> URLRequest { urlRequest }
+    func makeURLRequest() throws -> URLRequest { request.urlRequest }
 
     func output(from body: Data, response: HTTPResponse) throws -> Data { body }
+}
+
+extension CacheRefresh: BuildsWireRequest {
+    func makeWireRequest() throws -> WireRequest { request }
 }

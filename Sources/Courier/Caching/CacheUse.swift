@@ -54,7 +54,7 @@ struct CacheUse {
 /// How an attempt's task is made, the cache asked first (``Transfer``).
 enum CachePlan {
     /// Sent to the server as `request` (with the cache's conditions), the ``CacheUse`` kept.
-    case network(URLRequest, CacheUse?)
+    case network(WireRequest, CacheUse?)
     /// Answered by the cache, with no request sent.
     case answer(CachedResponseTask)
     /// Neither: the request may only be answered from the cache, which cannot.

@@ -29,7 +29,7 @@ struct CachedResponse: Sendable {
     }
 
     /// A request's fields by lowercased name, as ``matchesVary(of:)`` reads them.
-    static func varyKeys(_ fields: [String: String]) -> [String: String] {
+    static func varyKeys(_ fields: [(name: String, value: String)]) -> [String: String] {
         var keyed: [String: String] = [:]
         for (name, value) in fields { keyed[name.lowercased()] = value }
         return keyed

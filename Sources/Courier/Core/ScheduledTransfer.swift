@@ -41,7 +41,7 @@ protocol ScheduledTransfer: AnyObject, Sendable {
     /// A redirect of the current attempt, `response` as the transport read it (the curl engine:
     /// fields in the order received; no `HTTPURLResponse` is made for it): the request to follow
     /// it with, or `nil` to stop and take the redirect response as the answer.
-    func redirect(_ response: HTTPResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest?
+    func redirect(_ response: HTTPResponse, to proposed: WireRequest, from previous: WireRequest?) -> WireRequest?
 }
 
 extension ScheduledTransfer {

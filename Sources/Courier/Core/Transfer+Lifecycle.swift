@@ -57,7 +57,7 @@ struct TransferLifecycle<Task> {
         /// of a request with a body (FoundationNetworking would drop the body), or one past what
         /// the transport follows within one task (``Transport/redirectsFollowedPerTask``). This
         /// task's head and body are nobody's answer.
-        case followAfterTask(URLRequest)
+        case followAfterTask(WireRequest)
         /// A redirect to a scheme Courier refuses: the attempt fails with this once the task is over.
         case refused(NetworkError)
         /// The redirect left unfollowed at the limit (its head): the attempt fails with
@@ -72,7 +72,7 @@ struct TransferLifecycle<Task> {
         case refused(NetworkError)
         /// To be followed with `next`, which must be sent by a new task when `replaysBody`
         /// (see ``RedirectState/followAfterTask(_:)``).
-        case follow(URLRequest, head: HTTPResponse, replaysBody: Bool)
+        case follow(WireRequest, head: HTTPResponse, replaysBody: Bool)
     }
 
     /// Where a response head of the current task goes (see ``headRoute``).
@@ -98,7 +98,7 @@ struct TransferLifecycle<Task> {
         case releaseSlot
         /// Make the transport task for `request` (an attempt, or a restart of one) and report
         /// with ``taskCreated(_:)`` or ``taskCreationFailed(_:)``.
-        case makeTask(URLRequest)
+        case makeTask(WireRequest)
         /// Resume the task just made; arm the deadline timer first if `armDeadline` (the
         /// deadline runs from the first attempt's start and covers every attempt).
         case resume(Task, armDeadline: Bool)
@@ -106,15 +106,15 @@ struct TransferLifecycle<Task> {
         case discard(Task)
         /// The attempt failed: ask the interceptors and the retry policy whether to go again,
         /// and report with ``retryDecided(delay:)``.
-        case askRetry(NetworkError, response: HTTPResponse?, request: URLRequest, attempt: Int)
+        case askRetry(NetworkError, response: HTTPResponse?, request: WireRequest, attempt: Int)
         /// Wait `delay` seconds, then report ``backoffElapsed()``. The slot is handed back now.
         case backOff(delay: TimeInterval, after: NetworkError, attempt: Int)
         /// Tell the observers of the redirect, and follow it: the transport goes on with `next`
         /// (`byTransport`), or Courier does once the task is over (``followRedirect(_:)``).
-        case redirect(URLRequest, byTransport: Bool)
+        case redirect(WireRequest, byTransport: Bool)
         /// The task is over and was a redirect Courier follows itself: drop what the body
         /// received and make a new task for `next` on the start queue (``restart(with:)``).
-        case followRedirect(URLRequest)
+        case followRedirect(WireRequest)
         /// The task is over: hand its outcome to the body and judge it. `redirectLimitHit` is
         /// the redirect it stopped at, at the limit, if any.
         case judge(redirectLimitHit: HTTPResponse?)
@@ -152,7 +152,7 @@ struct TransferLifecycle<Task> {
     /// Attempts started so far.
     private(set) var attempts = 0
     /// The current attempt's request, after the interceptors (and after a followed redirect).
-    private(set) var request: URLRequest?
+    private(set) var request: WireRequest?
     /// Redirects the current attempt has followed.
     private(set) var redirects = 0
     /// Redirects the current task has let the transport follow.
@@ -173,7 +173,7 @@ struct TransferLifecycle<Task> {
     }
 
     /// The interceptors answered for the next attempt.
-    mutating func adapted(_ result: Result<URLRequest, NetworkError>) -> Action {
+    mutating func adapted(_ result: Result<WireRequest, NetworkError>) -> Action {
         guard case .adapting = phase else { return .none }  // ended while adapting
         switch result {
         case let .success(adapted):
@@ -277,7 +277,7 @@ struct TransferLifecycle<Task> {
 
     /// The same attempt goes on with a new task: a redirect Courier follows itself (`request`
     /// is where it leads), or a download starting over (`request` is `nil`: the same one).
-    mutating func restart(with next: URLRequest?) -> Action {
+    mutating func restart(with next: WireRequest?) -> Action {
         guard case .processing = phase, let current = request else { return .none }
         request = next ?? current
         phase = .starting

@@ -48,7 +48,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// The network's cache, where this transfer's body may use it (``TransferBody/usesCache``).
     private let cache: HTTPCache?
     /// The request as built and completed with the Network's defaults, before interceptors.
-    private let baseRequest: Result<URLRequest, NetworkError>
+    private let baseRequest: Result<WireRequest, NetworkError>
     private let body: Body
     private let delivery: Delivery
     /// The one completion, handed to ``Delivery/deliver(_:to:)``.
@@ -64,7 +64,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
 
     /// - Parameter baseRequest: `request` built and completed with the Network's defaults
     ///   (``NetworkCore/prepare(_:)``), or why it could not be.
-    init<R: NetworkRequest>(core: NetworkCore, request: R, baseRequest: Result<URLRequest, NetworkError>,
+    init<R: NetworkRequest>(core: NetworkCore, request: R, baseRequest: Result<WireRequest, NetworkError>,
                             body: Body, delivery: Delivery,
                             completion: @escaping @Sendable (Result<Body.Output, any Error>) -> Void) {
         self.core = core
@@ -100,7 +100,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
 
     private func context(attempt: Int, url: URL?) -> RequestContext {
         let base = try? baseRequest.get()
-        let method = (state.withLock { $0.lifecycle.request?.httpMethod } ?? base?.httpMethod).map(HTTPMethod.init(rawValue:))
+        let method = (state.withLock { $0.lifecycle.request?.method } ?? base?.method).map(HTTPMethod.init(rawValue:))
         return RequestContext(id: id, attempt: attempt, method: method ?? .get, url: url ?? base?.url)
     }
 
@@ -305,7 +305,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         judge(completion.outcome)
     }
 
-    func redirect(_ head: HTTPResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? {
+    func redirect(_ head: HTTPResponse, to proposed: WireRequest, from previous: WireRequest?) -> WireRequest? {
         // Before the next request is made, so that it carries what this response set.
         if let cookies = core.sessionCookies, let url = head.url { cookies.store(from: head.headers, for: url) }
         // Not following (Network.followsRedirects): the redirect is the response, on both engines.
@@ -337,9 +337,12 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         guard case let .redirect(next, byTransport) = action else { return nil }
         let context = self.context
         let observers = settings.observers
-        observers.forEach { $0.didRedirect(head, to: next, context: context) }
+        if !observers.isEmpty {
+            let sent = next.urlRequest
+            observers.forEach { $0.didRedirect(head, to: sent, context: context) }
+            if byTransport { observers.forEach { $0.willSend(sent, context: context) } }
+        }
         guard byTransport else { return nil }
-        observers.forEach { $0.willSend(next, context: context) }
         return next
     }
 
@@ -373,7 +376,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
 
     /// Goes on with a new task for the same attempt, made on the start queue (never on the
     /// delegate queue, where this is called: making a task may wait for URLSession).
-    private func restart(with next: URLRequest?) {
+    private func restart(with next: WireRequest?) {
         core.requestQueue.startQueue.async { [self] in handle { $0.restart(with: next) } }
     }
 
@@ -429,7 +432,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
             makeTask(for: request)
         case let .resume(task, _):
             if !settings.observers.isEmpty, let request = state.withLock({ $0.sending }) {
-                notifyObservers { $0.willSend(request, context: $1) }
+                let sent = request.urlRequest
+                notifyObservers { $0.willSend(sent, context: $1) }
             }
             watchStalls(of: task)
             task.resume()
@@ -465,7 +469,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
 
     /// Makes, registers and (through the lifecycle) resumes the transport task for `request`,
     /// with the cookies the session holds for it now (see ``SessionCookies``).
-    private func makeTask(for request: URLRequest) {
+    private func makeTask(for request: WireRequest) {
         // A deadline already past sends nothing: not even a connection is opened. (The timer
         // alone would race the transport, which may answer first on a fast network.)
         if deadlineHasPassed {
@@ -481,7 +485,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         }
         var cacheUse: CacheUse?
         var cacheAnswer: CachedResponseTask?
-        let method = request.httpMethod ?? "GET"
+        let method = request.method
         if let cache, method == "GET" || method == "HEAD" {
             switch plan(request, with: cache, headOnly: method == "HEAD") {
             case let .network(sent, use):
@@ -494,7 +498,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
                 return
             }
         }
-        var options = RequestTimeout.options(request: transferOptions, network: core.timeouts, rateLimit: rateLimit, urlRequest: request)
+        var options = RequestTimeout.options(request: transferOptions, network: core.timeouts, rateLimit: rateLimit, wireRequest: request)
         options.decompresses = settings.decompressesResponses
         options.httpVersion = transferOptions.httpVersion
         let task: any TransportTask
@@ -604,15 +608,16 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     // MARK: - The cache
 
     /// What the cache does for an attempt's `request` (see ``CacheRules``), under the request's
-    /// policy: its own ``TransferOptions/cachePolicy``, else the `URLRequest`'s where it sets one,
+    /// policy: its own ``TransferOptions/cachePolicy``, else the one a caller's `URLRequest` set,
     /// else the network's. A `HEAD` (`headOnly`) is answered from a fresh stored `GET`, head
     /// without body (RFC 9111 §4), and otherwise goes to the server: nothing is stored from it.
-    private func plan(_ request: URLRequest, with cache: HTTPCache, headOnly: Bool) -> CachePlan {
+    private func plan(_ request: WireRequest, with cache: HTTPCache, headOnly: Bool) -> CachePlan {
         // The fields by lowercased name, made once: the rules read them several times.
-        let fields = CachedResponse.varyKeys(request.allHTTPHeaderFields ?? [:])
+        let fields = CachedResponse.varyKeys(request.fields)
         // The cache keeps bodies as they arrive decoded: a request that is to get a coded body
         // as sent (no decoding, or an `Accept-Encoding: identity` of its own) goes to the server.
-        guard let url = request.url, CacheRules.applies(toFields: fields), settings.decompressesResponses,
+        let url = request.url
+        guard CacheRules.applies(toFields: fields), settings.decompressesResponses,
               ContentCoding.asksForDecoding(fields["accept-encoding"]) else { return .network(request, nil) }
         let policy = transferOptions.cachePolicy
             ?? (request.cachePolicy == .useProtocolCachePolicy ? settings.cachePolicy : request.cachePolicy)
@@ -635,13 +640,13 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         switch lookup {
         case let .serve(stored, age, refresh):
             if refresh, case let .success(base) = baseRequest, cache.beginRefresh(key) {
-                _ = core.schedule(CacheRefresh(urlRequest: base), target: .queue(.global()), progress: nil) { _ in cache.endRefresh(key) }
+                _ = core.schedule(CacheRefresh(request: base), target: .queue(.global()), progress: nil) { _ in cache.endRefresh(key) }
             }
             return .answer(CachedResponseTask(head: stored.response(age: age, status: .cached), body: stored.body,
                                               registry: core.registry, queue: core.delegateQueue))
         case let .validate(stored, conditions, staleIfError):
             var conditional = request
-            for condition in conditions { conditional.setValue(condition.value, forHTTPHeaderField: condition.name) }
+            for condition in conditions { conditional.set(condition.value, for: condition.name) }
             return .network(conditional, use(validating: stored, stores: true, staleIfError: staleIfError))
         case let .load(stores, staleIfError):
             guard stores || staleIfError != nil else { return .network(request, nil) }
@@ -669,8 +674,8 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// An unsafe request (`POST`, `PUT`, …) that succeeded: what was stored for its URL is no
     /// longer to be trusted (RFC 9111 §4.4).
     private func invalidateStored(in cache: HTTPCache, by head: HTTPResponse) {
-        guard let request = state.withLock({ $0.lifecycle.request }), let method = request.httpMethod, method != "GET",
-              let url = request.url else { return }
+        guard let request = state.withLock({ $0.lifecycle.request }), request.method != "GET" else { return }
+        let method = request.method, url = request.url
         for stale in CacheRules.invalidated(by: head, method: method, requestURL: url) { cache.removeResponses(for: stale) }
     }
 
@@ -751,7 +756,7 @@ private struct TransferState {
     var deadlineFixed = false
     var backoff: TimerQueue.Token?
     /// The request the current task sends, as the observers' `willSend` sees it (cookies included).
-    var sending: URLRequest?
+    var sending: WireRequest?
     /// The current task's options (its timeouts, as the engine was given them).
     var taskOptions: TaskOptions?
     /// The current task's idle and connect timeouts, and the timer that checks them.

@@ -17,8 +17,8 @@ import FoundationNetworking
 /// metrics. Each engine classifies its own failures into the ``NetworkError`` callers see (see
 /// `CurlFailure`, ``URLSessionFailure``): nothing of an engine's codes or messages crosses the seam.
 protocol Transport: Sendable {
-    func makeDataTask(with request: URLRequest, options: TaskOptions) -> any TransportTask
-    func makeUploadTask(with request: URLRequest, fromFile file: URL, options: TaskOptions) -> any TransportTask
+    func makeDataTask(with request: WireRequest, options: TaskOptions) -> any TransportTask
+    func makeUploadTask(with request: WireRequest, fromFile file: URL, options: TaskOptions) -> any TransportTask
     /// Whether a `GET` with a body goes out as it is (see ``MethodBodyCheck``).
     var sendsGETBodies: Bool { get }
     /// Whether a redirect to another origin keeps the credential headers

@@ -26,24 +26,23 @@ public struct NetworkDefaults: Sendable, Hashable {
     }
 
     /// Completes `request` with these defaults; the request's own values always win.
-    func apply(to request: inout URLRequest) throws {
-        if let url = request.url, url.scheme == nil {
+    func apply(to request: inout WireRequest) throws {
+        if request.url.scheme == nil {
             guard let baseURL else {
-                throw NetworkError.invalidURL("\(Redaction.standard.redact(urlString: url.relativeString)): a relative URL needs a base URL (Network.defaults.baseURL)")
+                throw NetworkError.invalidURL("\(Redaction.standard.redact(urlString: request.url.relativeString)): a relative URL needs a base URL (Network.defaults.baseURL)")
             }
-            request.url = try Self.resolve(url, against: baseURL)
+            request.url = try Self.resolve(request.url, against: baseURL)
         }
-        for (name, value) in headers where request.value(forHTTPHeaderField: name) == nil {
-            // Before `setValue`, which silently drops a value with CR, LF or NUL.
+        for (name, value) in headers where !request.has(name) {
             try HeaderValidation.check(name: name, value: value)
-            request.setValue(value, forHTTPHeaderField: name)
+            request.set(value, for: name)
         }
-        if !queryItems.isEmpty, let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) {
+        if !queryItems.isEmpty, var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true) {
             var items = components.queryItems ?? []
             let present = Set(items.map(\.name))
             items += queryItems.filter { !present.contains($0.name) }
             components.queryItems = items
-            request.url = components.url ?? url
+            if let url = components.url { request.url = url }
         }
     }
 

@@ -27,11 +27,11 @@ enum RedirectPolicy {
 
     /// The scheme (lowercased) a redirect leads to when Courier must not follow it, or `nil`
     /// when it is http, https or a relative reference.
-    static func refusedScheme(of response: HTTPResponse, proposed: URLRequest) -> String? {
+    static func refusedScheme(of response: HTTPResponse, proposed: WireRequest) -> String? {
         let location = response.headers["Location"]?.trimmingCharacters(in: .whitespaces) ?? ""
         if let scheme = scheme(of: location), !isHTTP(scheme) { return scheme.lowercased() }
         // Whatever FoundationNetworking made of it must be http(s) too.
-        if let scheme = proposed.url?.scheme, !isHTTP(scheme) { return scheme.lowercased() }
+        if let scheme = proposed.url.scheme, !isHTTP(scheme) { return scheme.lowercased() }
         return nil
     }
 
@@ -54,31 +54,31 @@ enum RedirectPolicy {
 
     /// `keepsCredentials`: curl's `--location-trusted` (``LibcurlOptions/sendsCredentialsToOtherHosts``):
     /// the credential headers go to another origin too.
-    static func request(following response: HTTPResponse, proposed: URLRequest, previous: URLRequest?, original: URLRequest?,
-                        keepsCredentials: Bool = false) -> URLRequest {
+    static func request(following response: HTTPResponse, proposed: WireRequest, previous: WireRequest?, original: WireRequest?,
+                        keepsCredentials: Bool = false) -> WireRequest {
         var next = proposed
-        if [307, 308].contains(response.statusCode), let previous, let target = proposed.url {
+        if [307, 308].contains(response.statusCode), let previous {
             next = previous
-            next.url = target
+            next.url = proposed.url
         }
-        let before = (previous ?? original)?.httpMethod ?? "GET"
-        if before != "GET", before != "HEAD", (next.httpMethod ?? "GET") == "GET" {
+        let before = (previous ?? original)?.method ?? "GET"
+        if before != "GET", before != "HEAD", next.method == "GET" {
             // A body turned into a GET (301, 302, 303) leaves its description behind too:
             // FoundationNetworking kept the POST's Content-Type on the GET.
-            next.httpBody = nil
-            next.setValue(nil, forHTTPHeaderField: "Content-Type")
-            next.setValue(nil, forHTTPHeaderField: "Content-Length")
+            next.body = nil
+            next.set(nil, for: "Content-Type")
+            next.set(nil, for: "Content-Length")
         }
-        if !keepsCredentials, let from = original?.url, let to = next.url, !sameOrigin(from, to) {
-            for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        if !keepsCredentials, let from = original?.url, !sameOrigin(from, next.url) {
+            for name in credentialHeaders { next.set(nil, for: name) }
         }
         return next
     }
 
     /// Whether a redirect must repeat a body that FoundationNetworking would drop: an in-memory
     /// one (`httpBody`) or one the task uploads from a file (`bodyFromFile`).
-    static func mustReplayBody(_ response: HTTPResponse, _ request: URLRequest?, bodyFromFile: Bool) -> Bool {
-        [307, 308].contains(response.statusCode) && (bodyFromFile || !(request?.httpBody?.isEmpty ?? true))
+    static func mustReplayBody(_ response: HTTPResponse, _ request: WireRequest?, bodyFromFile: Bool) -> Bool {
+        [307, 308].contains(response.statusCode) && (bodyFromFile || !(request?.body?.isEmpty ?? true))
     }
 
     static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {

@@ -57,8 +57,8 @@ final class SessionCookies: Sendable {
     }
 
     /// `request` with the `Cookie` header for its URL, or unchanged when no stored cookie matches.
-    func applying(to request: URLRequest, now: Date = Date()) -> URLRequest {
-        guard let url = request.url else { return request }
+    func applying(to request: WireRequest, now: Date = Date()) -> WireRequest {
+        let url = request.url
         // Longer paths first, then older cookies first (RFC 6265 §5.4), with libcurl's two
         // tie-breaks in between (its cookie_sort): the longer domain, then the longer name. The
         // curl engine sends them in curl's order.
@@ -72,7 +72,7 @@ final class SessionCookies: Sendable {
         }
         guard !cookies.isEmpty else { return request }
         var request = request
-        request.setValue(cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; "), forHTTPHeaderField: "Cookie")
+        request.set(cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; "), for: "Cookie")
         return request
     }
 

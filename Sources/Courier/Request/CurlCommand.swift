@@ -38,7 +38,7 @@ extension NetworkRequest {
     public func curlCommand(on network: Network? = nil, revealingCredentials: Bool = false) -> String {
         let built: Result<URLRequest, NetworkError>
         if let core = network?.core {
-            built = core.prepare(core.withCoders(self))
+            built = core.prepare(core.withCoders(self)).map(\.urlRequest)
         } else {
             do {
                 built = .success(try makeURLRequest())

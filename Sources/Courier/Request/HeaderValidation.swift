@@ -30,10 +30,10 @@ enum HeaderValidation {
     /// Checks every header field of a request about to be sent. The error names the first bad
     /// field in name order, so it does not depend on dictionary order; the fields are sorted only
     /// once one is found bad (sorting every request's fields was two allocations and a sort).
-    static func check(_ request: URLRequest) throws(NetworkError) {
-        let fields = request.allHTTPHeaderFields ?? [:]
-        guard fields.contains(where: { (try? check(name: $0.key, value: $0.value)) == nil }) else { return }
-        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+    static func check(_ request: WireRequest) throws(NetworkError) {
+        let fields = request.fields
+        guard fields.contains(where: { (try? check(name: $0.name, value: $0.value)) == nil }) else { return }
+        for (name, value) in fields.sorted(by: { $0.name < $1.name }) {
             try check(name: name, value: value)
         }
     }

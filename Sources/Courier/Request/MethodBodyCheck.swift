@@ -13,11 +13,11 @@ import FoundationNetworking
 ///   "resource exceeds maximum size" (-1103): on that engine it is refused here instead, with a
 ///   message that says what to do.
 enum MethodBodyCheck {
-    static func problem(in request: URLRequest, uploadsFromFile: Bool, transportSendsGETBodies: Bool) -> NetworkError? {
-        let hasBody = uploadsFromFile || !(request.httpBody?.isEmpty ?? true) || request.httpBodyStream != nil
+    static func problem(in request: WireRequest, uploadsFromFile: Bool, transportSendsGETBodies: Bool) -> NetworkError? {
+        let hasBody = uploadsFromFile || !(request.body?.isEmpty ?? true) || request.hasBodyStream
         guard hasBody else { return nil }
         // HTTPMethod normalises the spelling, as everywhere else a method is compared.
-        switch HTTPMethod(rawValue: request.httpMethod ?? "GET") {
+        switch HTTPMethod(rawValue: request.method) {
         case .head:
             return .invalidRequest("a HEAD request cannot carry a body")
         case .get where !transportSendsGETBodies:

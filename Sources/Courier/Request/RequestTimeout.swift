@@ -71,7 +71,7 @@ enum RequestTimeout {
     /// `URLRequest`'s default (60 s), from an overridden `makeURLRequest` or an interceptor, as
     /// URLSession would take it; `nil` for none (the request's ``TransferOptions`` decide). The
     /// one place that reads the field.
-    static func idleTimeout(of request: URLRequest) -> TimeInterval? {
+    static func idleTimeout(of request: WireRequest) -> TimeInterval? {
         let interval = request.timeoutInterval
         guard interval != unsetInterval, interval.isFinite, interval > 0 else { return nil }
         return interval
@@ -83,8 +83,8 @@ enum RequestTimeout {
     /// The options of one task: the request's own over the network's (`nil` fields of
     /// `request` take `network`'s; `.infinity` means none), the attempt's `URLRequest` having the
     /// last word on the idle timeout (``idleTimeout(of:)``).
-    static func options(request: TransferOptions, network: TransferOptions, rateLimit: RateLimit?, urlRequest: URLRequest) -> TaskOptions {
-        let idle = idleTimeout(of: urlRequest) ?? (request.idleTimeout.map(limit) ?? network.idleTimeout)
+    static func options(request: TransferOptions, network: TransferOptions, rateLimit: RateLimit?, wireRequest: WireRequest) -> TaskOptions {
+        let idle = idleTimeout(of: wireRequest) ?? (request.idleTimeout.map(limit) ?? network.idleTimeout)
         let connect = request.connectTimeout.map(limit) ?? network.connectTimeout
         return TaskOptions(idleTimeout: idle, connectTimeout: connect, rateLimit: rateLimit)
     }

@@ -52,7 +52,7 @@ final class SeamTests: XCTestCase {
             var request = URLRequest(url: url)
             request.timeoutInterval = interval
             return RequestTimeout.options(request: TransferOptions(idleTimeout: 7), network: TransferOptions(idleTimeout: 9),
-                                          rateLimit: nil, urlRequest: request).idleTimeout
+                                          rateLimit: nil, wireRequest: try! WireRequest(request)).idleTimeout
         }
         XCTAssertEqual(idle(61), 61)
         XCTAssertEqual(idle(0.3), 0.3, "fractions are kept: Courier watches the timeout itself")
@@ -61,10 +61,10 @@ final class SeamTests: XCTestCase {
         // The request Courier builds leaves the field alone, whatever its deadline.
         XCTAssertEqual(try Request<Data>(url: url, timeout: 0.3).makeURLRequest().timeoutInterval, RequestTimeout.unsetInterval)
         let none = RequestTimeout.options(request: TransferOptions(idleTimeout: .infinity), network: TransferOptions(idleTimeout: 9),
-                                          rateLimit: nil, urlRequest: URLRequest(url: url))
+                                          rateLimit: nil, wireRequest: WireRequest(url: url))
         XCTAssertNil(none.idleTimeout, ".infinity is none, over the network's")
         let inherited = RequestTimeout.options(request: TransferOptions(), network: TransferOptions(idleTimeout: 9, connectTimeout: 2),
-                                               rateLimit: nil, urlRequest: URLRequest(url: url))
+                                               rateLimit: nil, wireRequest: WireRequest(url: url))
         XCTAssertEqual(inherited, TaskOptions(idleTimeout: 9, connectTimeout: 2))
         XCTAssertEqual(TaskOptions.backstop(for: 0.3), 2, "an engine's backstop: whole seconds, a second later")
         XCTAssertEqual(TaskOptions.backstop(for: 1e300), RequestTimeout.transportLimit)

@@ -12,7 +12,7 @@ final class TransferLifecycleTests: XCTestCase {
     final class FakeTask {}
     typealias Machine = TransferLifecycle<FakeTask>
 
-    private let request = URLRequest(url: URL(string: "http://127.0.0.1/x")!)
+    private let request = WireRequest(url: URL(string: "http://127.0.0.1/x")!)
     private let task = FakeTask()
 
     // MARK: - Reaching each phase
@@ -28,7 +28,7 @@ final class TransferLifecycleTests: XCTestCase {
         case runningLimitReached = "running(limitReached)"
     }
 
-    private let next = URLRequest(url: URL(string: "http://127.0.0.1/next")!)
+    private let next = WireRequest(url: URL(string: "http://127.0.0.1/next")!)
     private let redirectHead = HTTPResponse(statusCode: 307, headers: ["Location": "/next"])
 
     private func machine(in phase: Reached) -> Machine {
@@ -354,7 +354,7 @@ final class TransferLifecycleTests: XCTestCase {
 
     func testARestartKeepsTheAttemptAndFollowsTheRedirect() {
         var machine = self.machine(in: .processing)
-        let next = URLRequest(url: URL(string: "http://127.0.0.1/next")!)
+        let next = WireRequest(url: URL(string: "http://127.0.0.1/next")!)
         guard case let .makeTask(made) = machine.restart(with: next) else { return XCTFail() }
         XCTAssertEqual(made.url, next.url)
         XCTAssertEqual(machine.attempts, 1)

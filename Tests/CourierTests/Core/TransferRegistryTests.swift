@@ -83,5 +83,5 @@ private final class FakeTransfer: ScheduledTransfer {
     func didSend(totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
     func didComplete(_ outcome: TransportOutcome, metrics: TransferMetrics?) { completions.add() }
     func didRejectAuthenticationChallenge() {}
-    func redirect(_ response: HTTPResponse, to proposed: URLRequest, from previous: URLRequest?) -> URLRequest? { nil }
+    func redirect(_ response: HTTPResponse, to proposed: WireRequest, from previous: WireRequest?) -> WireRequest? { nil }
 }

@@ -107,11 +107,9 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     /// `--compressed`), unless the request names an encoding itself: a `Range` then counts the
     /// bytes that are written, and the size the server announces is the size that arrives. A
     /// server may compress anyway; see the type's documentation.
-    func makeTask(in transport: any Transport, for attemptRequest: URLRequest, options taskOptions: TaskOptions) throws -> any TransportTask {
-        var urlRequest = attemptRequest
-        if urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-        }
+    func makeTask(in transport: any Transport, for attemptRequest: WireRequest, options taskOptions: TaskOptions) throws -> any TransportTask {
+        var request = attemptRequest
+        if !request.has("Accept-Encoding") { request.set("identity", for: "Accept-Encoding") }
         // A start-over is asked for once (after a refused range); later attempts resume again.
         let (startOver, previous) = state.withLock { state in
             defer {
@@ -125,11 +123,11 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         if case let .resume(unused, _) = previous { try? unused.close() }
         let start = try files.prepareAttempt(options: options, allowResume: !startOver, url: recordedURL)
         if case let .resume(file, record) = start {
-            urlRequest.setValue("bytes=\(file.sizeAtOpen)-", forHTTPHeaderField: "Range")
-            urlRequest.setValue(record.validator, forHTTPHeaderField: "If-Range")
+            request.set("bytes=\(file.sizeAtOpen)-", for: "Range")
+            request.set(record.validator, for: "If-Range")
         }
         state.withLock { $0.start = start }
-        return transport.makeDataTask(with: urlRequest, options: taskOptions)
+        return transport.makeDataTask(with: request, options: taskOptions)
     }
 
     func didReceive(head: HTTPResponse) -> BodyStep {

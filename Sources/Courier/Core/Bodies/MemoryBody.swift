@@ -30,8 +30,8 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
 
     var usesCache: Bool { true }
 
-    func makeTask(in transport: any Transport, for urlRequest: URLRequest, options: TaskOptions) throws -> any TransportTask {
-        try upload.makeTask(in: transport, for: urlRequest, options: options)
+    func makeTask(in transport: any Transport, for request: WireRequest, options: TaskOptions) throws -> any TransportTask {
+        try upload.makeTask(in: transport, for: request, options: options)
     }
 
     func didReceive(head: HTTPResponse) -> BodyStep {

@@ -22,7 +22,7 @@ struct RequestUpload: Sendable {
         return false
     }
 
-    /// Whether the body is uploaded from a file (`URLRequest.httpBody` is then empty).
+    /// Whether the body is uploaded from a file (`WireRequest.body` is then empty).
     var uploadsFromFile: Bool {
         switch body {
         case .file?, .untypedFile?, .multipart?: return true
@@ -30,19 +30,19 @@ struct RequestUpload: Sendable {
         }
     }
 
-    /// The task sending `urlRequest` with the body.
-    func makeTask(in transport: any Transport, for urlRequest: URLRequest, options: TaskOptions) throws -> any TransportTask {
+    /// The task sending `request` with the body.
+    func makeTask(in transport: any Transport, for request: WireRequest, options: TaskOptions) throws -> any TransportTask {
         switch body {
         case let .file(url)?, let .untypedFile(url)?:
             guard FileManager.default.isReadableFile(atPath: url.path) else {
                 throw NetworkError.fileSystem(url, CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path]))
             }
-            return transport.makeUploadTask(with: urlRequest, fromFile: url, options: options)
+            return transport.makeUploadTask(with: request, fromFile: url, options: options)
         case let .multipart(form)?:
             guard let file else { preconditionFailure("init makes the upload file for every multipart body") }
-            return transport.makeUploadTask(with: urlRequest, fromFile: try file.write(form), options: options)
+            return transport.makeUploadTask(with: request, fromFile: try file.write(form), options: options)
         default:
-            return transport.makeDataTask(with: urlRequest, options: options)
+            return transport.makeDataTask(with: request, options: options)
         }
     }
 

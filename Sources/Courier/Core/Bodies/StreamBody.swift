@@ -82,8 +82,8 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
     /// A consumer that is behind keeps a chunk waiting (refused, or waited for: see above).
     var mayHoldChunks: Bool { true }
 
-    func makeTask(in transport: any Transport, for urlRequest: URLRequest, options: TaskOptions) throws -> any TransportTask {
-        let task = try upload.makeTask(in: transport, for: urlRequest, options: options)
+    func makeTask(in transport: any Transport, for request: WireRequest, options: TaskOptions) throws -> any TransportTask {
+        let task = try upload.makeTask(in: transport, for: request, options: options)
         state.withLock { $0.task = task }
         return task
     }

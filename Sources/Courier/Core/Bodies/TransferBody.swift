@@ -21,7 +21,7 @@ protocol TransferBody: AnyObject, Sendable {
     /// Whether making the task is heavy (a multipart body to write to disk), so that it must not
     /// run on the scheduling thread.
     var startsOffThread: Bool { get }
-    /// Whether the request body is uploaded from a file (`URLRequest.httpBody` is then empty,
+    /// Whether the request body is uploaded from a file (`WireRequest.body` is then empty,
     /// though there is a body to repeat on a `307`/`308`).
     var uploadsFromFile: Bool { get }
 
@@ -34,7 +34,7 @@ protocol TransferBody: AnyObject, Sendable {
     var usesCache: Bool { get }
 
     /// Makes the transport task (not resumed) for an attempt, or for a restart of one, with its `options`.
-    func makeTask(in transport: any Transport, for request: URLRequest, options: TaskOptions) throws -> any TransportTask
+    func makeTask(in transport: any Transport, for request: WireRequest, options: TaskOptions) throws -> any TransportTask
 
     /// The response head of the current task (its `body` is empty).
     func didReceive(head: HTTPResponse) -> BodyStep

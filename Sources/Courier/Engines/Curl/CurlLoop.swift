@@ -276,7 +276,7 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     /// Starts a transfer of `task`: its request, or `next`, a redirect it follows.
-    private func begin(_ task: CurlTask, next: URLRequest? = nil) {
+    private func begin(_ task: CurlTask, next: WireRequest? = nil) {
         if let refusedMultiOption {
             task.complete(refusedMultiOption)
             return
@@ -339,7 +339,7 @@ final class CurlLoop: @unchecked Sendable {
             _ = ccurl_multi_remove_handle(multi, easy)
             // More ended in this turn: this completion waits for theirs, and all go to their
             // queues together, just before the last one's (see DispatchBatch).
-            let next: URLRequest?
+            let next: WireRequest?
             if queued > 0 {
                 next = deliveries.holding { task.curlDone(code: result) }
             } else {

@@ -8,14 +8,14 @@ import FoundationNetworking
 enum CurlRedirects {
     /// The request a redirect response proposes, or `nil` if `response` is not a redirect
     /// (no `Location`, or a status that does not redirect).
-    static func proposedRequest(after response: HTTPResponse, to current: URLRequest,
-                                keepingPOST postRedirects: LibcurlOptions.PostRedirects = []) -> URLRequest? {
+    static func proposedRequest(after response: HTTPResponse, to current: WireRequest,
+                                keepingPOST postRedirects: LibcurlOptions.PostRedirects = []) -> WireRequest? {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
               let location = response.headers["Location"],
               let target = URL(string: encoded(location), relativeTo: current.url)?.absoluteURL else { return nil }
         var next = current
         next.url = target
-        let method = current.httpMethod ?? "GET"
+        let method = current.method
         // 303 always becomes a GET (but HEAD stays HEAD); 301 and 302 turn a POST into a GET.
         // LibcurlOptions.postRedirects keeps a POST a POST after those it names, as libcurl does.
         let keptPOST: LibcurlOptions.PostRedirects = switch response.statusCode {
@@ -26,10 +26,10 @@ enum CurlRedirects {
         }
         if method == "POST", !keptPOST.isEmpty, postRedirects.contains(keptPOST) { return next }
         if (response.statusCode == 303 && method != "HEAD") || ([301, 302].contains(response.statusCode) && method == "POST") {
-            next.httpMethod = "GET"
-            next.httpBody = nil
-            next.setValue(nil, forHTTPHeaderField: "Content-Type")
-            next.setValue(nil, forHTTPHeaderField: "Content-Length")
+            next.method = "GET"
+            next.body = nil
+            next.set(nil, for: "Content-Type")
+            next.set(nil, for: "Content-Length")
         }
         return next
     }

@@ -12,17 +12,14 @@ enum CurlRequestOptions {
     /// ``Network/decompressesResponses``. Returns whether libcurl decodes the body (the response
     /// head's `decodesContent`), decided here once rather than again from the headers per response.
     @discardableResult
-    static func apply(_ request: URLRequest, upload: CurlTask.Upload, options taskOptions: TaskOptions, settings: CurlSettings, decompresses: Bool = true,
+    static func apply(_ request: WireRequest, upload: CurlTask.Upload, options taskOptions: TaskOptions, settings: CurlSettings, decompresses: Bool = true,
                       to easy: OpaquePointer, headers: inout OpaquePointer?, context: UnsafeMutableRawPointer) throws -> Bool {
         // Every option's result is checked: the first one libcurl refuses ends the request,
         // named (CurlOptionSetter.check, at the end).
         var options = CurlOptionSetter(easy: easy)
         func set(_ option: Int32, _ value: Int) { options.set(option, value) }
         func set(_ option: Int32, _ value: String) { options.set(option, value) }
-        guard let url = request.url?.absoluteString else {
-            throw CurlTask.ConfigurationFailure(code: Int32(CCURLE_URL_MALFORMAT), detail: "the request has no URL")
-        }
-        set(Int32(CCURLOPT_URL), url)
+        set(Int32(CCURLOPT_URL), request.url.absoluteString)
         set(Int32(CCURLOPT_NOSIGNAL), 1)   // no SIGALRM in a multi-threaded process
         set(Int32(CCURLOPT_FOLLOWLOCATION), 0)
         // http and https only, by the option this libcurl has (the string form is 7.85.0+).
@@ -49,7 +46,7 @@ enum CurlRequestOptions {
         options.set(Int32(CCURLOPT_WRITEDATA), pointer: context)
 
         // Method and body.
-        let method = request.httpMethod ?? "GET"
+        let method = request.method
         let negotiatesAuth = settings.connection.libcurl.negotiatesAuthentication || settings.connection.libcurl.negotiatesProxyAuthentication
         let bodyLength: Int64?
         switch upload {
@@ -95,12 +92,18 @@ enum CurlRequestOptions {
         // ASCII case in place (HTTPHeaders.namesMatch): Foundation's case-insensitive compare,
         // and then lower-cased copies, were a visible part of a request's cost.
         let named = HTTPHeaders.namesMatch
+        // Room for the lines added below (Accept-Encoding, Accept, Content-Length, Expect), so
+        // that the list grows once.
         var fields = settings.additionalHeaders
-        let requestFields = request.allHTTPHeaderFields ?? [:]
-        fields.reserveCapacity(fields.count + requestFields.count + 2)
-        for (name, value) in requestFields {
-            if !fields.isEmpty { fields.removeAll { named($0.name, name) } }
-            fields.append((name, value))
+        let requestFields = request.fields
+        fields.reserveCapacity(fields.count + requestFields.count + 4)
+        if fields.isEmpty {
+            fields.append(contentsOf: requestFields)
+        } else {
+            for (name, value) in requestFields {
+                fields.removeAll { named($0.name, name) }
+                fields.append((name, value))
+            }
         }
         // Accept-Encoding goes through libcurl's own option, which also turns decoding on: libcurl
         // then decodes every coding it supports, offered or not. None asked for: every encoding

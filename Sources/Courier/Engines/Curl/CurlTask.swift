@@ -24,7 +24,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// The loop the task runs on: the transport's own, or the loop of the blocking caller that
     /// adopted it (``CurlCallerDriver``), set before the task is resumed or published.
     var loop: CurlLoop
-    private var request: URLRequest
+    private var request: WireRequest
     /// The limits the core asked for (timeouts, the request's rate limit), kept across the
     /// redirects the task follows.
     private let taskOptions: TaskOptions
@@ -41,7 +41,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// redirect it follows); body bytes or the transfer's end mean it is the response.
     private var heldHead: ResponseHeadParser.Head?
     /// Where the current response redirects to, when the transfer follows it: its body is skipped.
-    private var redirect: URLRequest?
+    private var redirect: WireRequest?
     /// Set when the redirect's body was left unread (``CurlRedirects/bodyEndsWithConnection(_:method:)``).
     private var abandonedRedirectBody = false
     private var uploadOffset = 0
@@ -76,7 +76,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// "transfer closed with 7 bytes remaining to read" says more than the code's own text.
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
 
-    init(transport: CurlTransport, request: URLRequest, options: TaskOptions, upload: Upload) {
+    init(transport: CurlTransport, request: WireRequest, options: TaskOptions, upload: Upload) {
         self.transport = transport
         self.loop = transport.loop
         self.request = request
@@ -153,11 +153,11 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     }
 
     /// Sets the easy handle up for the current request (or `next`, a redirect being followed).
-    func configure(_ easy: OpaquePointer, for next: URLRequest? = nil) -> ConfigurationFailure? {
+    func configure(_ easy: OpaquePointer, for next: WireRequest? = nil) -> ConfigurationFailure? {
         if let next {
             // A redirect that turned the request into a GET (a POST after 301, 302 or 303) sends
             // no body: the upload belongs to the request it replaced.
-            if next.httpBody == nil, ["GET", "HEAD"].contains(next.httpMethod ?? "GET"), request.httpMethod != next.httpMethod {
+            if next.body == nil, next.method == "GET" || next.method == "HEAD", request.method != next.method {
                 upload = .none
             }
             request = next
@@ -200,7 +200,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         uploadOffset = 0
         try? uploadFile?.close()
         uploadFile = nil
-        guard request.httpMethod != "HEAD", case let .file(url) = upload else { return }
+        guard request.method != "HEAD", case let .file(url) = upload else { return }
         do {
             uploadFile = try FileHandle(forReadingFrom: url)
         } catch {
@@ -268,7 +268,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         // negotiates: a success answering that one is followed by the request with the body.
         let negotiates = libcurl.negotiatesAuthentication || libcurl.negotiatesProxyAuthentication
         if case .none = upload { return false }
-        return negotiates && head.statusCode < 300 && request.httpMethod != "HEAD"
+        return negotiates && head.statusCode < 300 && request.method != "HEAD"
     }
 
     /// The held `401` turned out to be the response (see ``heldHead``).
@@ -293,7 +293,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         didReceive(head)
         // A redirect followed whose body would end only with its connection: stop here
         // (libcurl ends the transfer with a write error, which curlDone takes for the end).
-        if redirect != nil, CurlRedirects.bodyEndsWithConnection(head, method: request.httpMethod) {
+        if redirect != nil, CurlRedirects.bodyEndsWithConnection(head, method: request.method) {
             abandonedRedirectBody = true
             return false
         }
@@ -304,7 +304,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// fields: Foundation's `HTTPURLResponse` (with its header sanitising) cost more than a tenth
     /// of a small request, and the curl engine makes none, not even for a redirect.
     private func didReceive(_ parsed: ResponseHeadParser.Head) {
-        guard let url = request.url else { return }
+        let url = request.url
         var head = HTTPResponse(statusCode: parsed.statusCode, headers: HTTPHeaders(raw: parsed.raw), url: url,
                                 httpVersion: HTTPVersion(statusLineVersion: parsed.version))
         // The same choice CurlRequestOptions made for CURLOPT_HTTP_CONTENT_DECODING.
@@ -399,7 +399,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     /// libcurl finished the transfer with `code`. Returns the request to follow when the response
     /// was a redirect the transfer agreed to; otherwise the task is over and reports it.
-    func curlDone(code: Int32) -> URLRequest? {
+    func curlDone(code: Int32) -> WireRequest? {
         if heldHead != nil { deliverHeldHead() }
         if code == CCURLE_OK || (code == CCURLE_WRITE_ERROR && abandonedRedirectBody), let next = redirect {
             if let easy { metrics.addRedirectHop(of: easy) }

@@ -71,11 +71,11 @@ final class CurlTransport: Transport {
     /// libcurl keeps a connect timeout to the millisecond (`CURLOPT_CONNECTTIMEOUT_MS`).
     var enforcesConnectTimeouts: Bool { true }
 
-    func makeDataTask(with request: URLRequest, options: TaskOptions) -> any TransportTask {
-        CurlTask(transport: self, request: request, options: options, upload: request.httpBody.map { .data($0) } ?? .none)
+    func makeDataTask(with request: WireRequest, options: TaskOptions) -> any TransportTask {
+        CurlTask(transport: self, request: request, options: options, upload: request.body.map { .data($0) } ?? .none)
     }
 
-    func makeUploadTask(with request: URLRequest, fromFile file: URL, options: TaskOptions) -> any TransportTask {
+    func makeUploadTask(with request: WireRequest, fromFile file: URL, options: TaskOptions) -> any TransportTask {
         CurlTask(transport: self, request: request, options: options, upload: .file(file))
     }
 

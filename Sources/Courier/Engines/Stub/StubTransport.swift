@@ -14,12 +14,13 @@ struct StubTransport: Transport {
     var sendsGETBodies: Bool { true }
 
     /// A stub has no connection: the transfer's own watch is the only idle limit (``StallWatch``).
-    func makeDataTask(with request: URLRequest, options: TaskOptions) -> any TransportTask {
-        StubTask(request: request, bodyFile: nil, transport: self)
+    /// A stub's rules read a `URLRequest`, as a caller writes them.
+    func makeDataTask(with request: WireRequest, options: TaskOptions) -> any TransportTask {
+        StubTask(request: request.urlRequest, bodyFile: nil, transport: self)
     }
 
-    func makeUploadTask(with request: URLRequest, fromFile file: URL, options: TaskOptions) -> any TransportTask {
-        StubTask(request: request, bodyFile: file, transport: self)
+    func makeUploadTask(with request: WireRequest, fromFile file: URL, options: TaskOptions) -> any TransportTask {
+        StubTask(request: request.urlRequest, bodyFile: file, transport: self)
     }
 
     /// Every cancelled stub task reports its end on the delegate queue.

@@ -84,8 +84,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        guard let transfer = registry.transfer(for: task) else { return completionHandler(nil) }
-        completionHandler(transfer.redirect(HTTPResponse(response, body: Data()), to: request, from: task.currentRequest ?? task.originalRequest))
+        guard let transfer = registry.transfer(for: task), let proposed = try? WireRequest(request) else { return completionHandler(nil) }
+        let previous = (task.currentRequest ?? task.originalRequest).flatMap { try? WireRequest($0) }
+        completionHandler(transfer.redirect(HTTPResponse(response, body: Data()), to: proposed, from: previous)?.urlRequest)
     }
 
     /// Courier sends credentials up front (``Authentication``), so a server challenge means they

@@ -43,12 +43,13 @@ extension URLSession: Transport {
     /// URLSession fails such a task with "resource exceeds maximum size".
     var sendsGETBodies: Bool { false }
 
-    func makeDataTask(with request: URLRequest, options: TaskOptions) -> any TransportTask {
-        dataTask(with: Self.applying(options, to: request))
+    /// URLSession takes a `URLRequest`: the one place this engine makes it.
+    func makeDataTask(with request: WireRequest, options: TaskOptions) -> any TransportTask {
+        dataTask(with: Self.applying(options, to: request.urlRequest))
     }
 
-    func makeUploadTask(with request: URLRequest, fromFile file: URL, options: TaskOptions) -> any TransportTask {
-        uploadTask(with: Self.applying(options, to: request), fromFile: file)
+    func makeUploadTask(with request: WireRequest, fromFile file: URL, options: TaskOptions) -> any TransportTask {
+        uploadTask(with: Self.applying(options, to: request.urlRequest), fromFile: file)
     }
 
     /// URLSession's only per-request limit is `timeoutInterval`, an idle timeout, which

@@ -1,0 +1,65 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request type of Courier's own whose `makeURLRequest()` is the protocol's default, so that
+/// the core may build its ``WireRequest`` directly, with no `URLRequest` in between. A caller's
+/// own type may override `makeURLRequest()` and Swift cannot tell whether it did: such types
+/// always go through it.
+protocol BuildsWireRequest {
+    /// The request as the default `makeURLRequest()` would build it.
+    func makeWireRequest() throws -> WireRequest
+}
+
+extension NetworkRequest {
+    /// The request as the core sends it: built directly where the type is one of Courier's own
+    /// (``BuildsWireRequest``), otherwise from its `makeURLRequest()`.
+    func wireRequest() throws -> WireRequest {
+        if let native = self as? any BuildsWireRequest { return try native.makeWireRequest() }
+        return try WireRequest(makeURLRequest())
+    }
+
+    /// What the protocol's default `makeURLRequest()` builds, field for field and check for
+    /// check, as a ``WireRequest``, but for the URL's: ``NetworkCore/prepare(_:)`` checks it
+    /// once the network's defaults have completed it (each check parses the URL again).
+    func defaultWireRequest() throws -> WireRequest {
+        let url: URL
+        do {
+            url = try makeURL()
+        } catch let error as NetworkError {
+            throw error
+        } catch {
+            throw NetworkError.invalidURL(String(describing: error))
+        }
+        var request = WireRequest(url: url, method: method.rawValue)
+        for (name, value) in headers {
+            try HeaderValidation.check(name: name, value: value)
+            request.set(value, for: name)
+        }
+        if let authentication {
+            try HeaderValidation.check(authentication)
+            request.set(authentication.headerValue, for: "Authorization")
+        }
+        if let body {
+            // Streamed bodies are uploaded from a file by the transfer, never held here.
+            if !body.isStreamed { request.body = try body.encoded() }
+            if !request.has("Content-Type"), !body.contentType.isEmpty {
+                request.set(body.contentType, for: "Content-Type")
+            }
+        }
+        return request
+    }
+}
+
+extension Request: BuildsWireRequest {
+    func makeWireRequest() throws -> WireRequest {
+        try defaultWireRequest()
+    }
+}
+
+extension CodingScopedRequest: BuildsWireRequest {
+    func makeWireRequest() throws -> WireRequest {
+        try coders.bound { try base.wireRequest() }
+    }
+}
