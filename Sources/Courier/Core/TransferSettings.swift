@@ -10,7 +10,7 @@ import FoundationNetworking
 /// attempts or during a redirect — so that one request never runs half under the old settings
 /// and half under the new (an observer told of its `willSend` but not of its end, an
 /// interceptor that adapted the first attempt and not the retry). Requests scheduled after a
-/// change get the new settings. The request's own `URLRequest` (the network's defaults and
+/// change get the new settings. The request as sent (its ``WireRequest``, the network's defaults and
 /// `User-Agent` applied), its body's size limit and its JSON coders are taken at the same moment.
 struct TransferSettings: Sendable {
     let observers: [any NetworkObserver]
