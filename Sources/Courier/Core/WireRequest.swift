@@ -110,6 +110,12 @@ struct WireRequest: Sendable {
         fields.contains { HTTPHeaders.namesMatch($0.name, name) }
     }
 
+    /// Adds a field the request does not have yet, its name in canonical form already (the
+    /// core's own names, such as `User-Agent`): no search, no change of form.
+    mutating func appendNew(name: String, value: String) {
+        changing().fields.append((name, value))
+    }
+
     /// Sets `name`'s field to `value` in the place it had, or last; `nil` removes it. The value
     /// is taken as it is: callers check what a user gave (``HeaderValidation``).
     mutating func set(_ value: String?, for name: String) {

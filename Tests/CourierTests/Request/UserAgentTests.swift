@@ -34,8 +34,8 @@ final class UserAgentTests: XCTestCase {
                        "the network's default headers win over userAgent")
     }
 
-    /// A printable ASCII agent skips FoundationNetworking's `setValue` (a cost, not a behaviour);
-    /// any other agent still goes through it, so what goes out is what `setValue` makes of it.
+    /// The agent goes out as it is, never through FoundationNetworking's `setValue` (a cost, not
+    /// a behaviour): what goes out is what `setValue` would have made of any valid value.
     func testAnAgentOutsidePrintableASCIIIsSentAsSetValueLeavesIt() throws {
         let server = try makeServer().withStandardRoutes()
         let network = makeNetwork()
@@ -46,6 +46,20 @@ final class UserAgentTests: XCTestCase {
             let sent = try agent(of: .get(server.url("/hello")), on: network, server: server)
             XCTAssertEqual(sent.map(Array.init), expected.value(forHTTPHeaderField: "User-Agent").map(Array.init), value)
         }
+    }
+
+    /// An agent that could split the head is a clear error on every request, not a header
+    /// dropped in silence (as FoundationNetworking's `setValue` drops it) or sent.
+    func testAnAgentWithALineBreakFailsTheRequestAndNothingIsSent() throws {
+        let server = try makeServer().withStandardRoutes()
+        let network = makeNetwork()
+        network.userAgent = "sync/1\r\nX-Injected: yes"
+        guard case let .failure(error as NetworkError) = network.scheduleSynchronously(Request<Data>.get(server.url("/hello")), timeout: 30),
+              case let .invalidRequest(reason) = error else {
+            return XCTFail("expected invalidRequest")
+        }
+        XCTAssertTrue(reason.contains("User-Agent"), reason)
+        XCTAssertEqual(server.requestCount, 0, "nothing may reach the server")
     }
 
     func testTheConfigurationsUserAgentIsTheDefault() throws {
