@@ -14,6 +14,8 @@ extension Network {
     ///
     /// `nil` adds none: the curl engine then sends no `User-Agent` at all (as `curl -A ''`);
     /// URLSession adds its own (on Linux, `<process name> (unknown version) curl/<libcurl version>`).
+    /// A value with CR, LF or another control character fails each request that would send it
+    /// with ``NetworkError/invalidRequest(_:)``, as any header field does.
     ///
     /// ```swift
     /// network.userAgent = "inventory-sync/2.1 (ops@example.com)"
