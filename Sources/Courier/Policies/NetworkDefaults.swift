@@ -28,6 +28,9 @@ public struct NetworkDefaults: Sendable, Hashable {
     /// Completes `request` with these defaults; the request's own values always win.
     func apply(to request: inout WireRequest) throws {
         if request.url.scheme == nil {
+            // A scheme-less URL with a host (`//host/path`) is refused, not resolved against the
+            // base: what `makeURLRequest()` checks (the core checks absolute URLs once, after this).
+            try URLValidation.check(request.url, allowingRelative: true)
             guard let baseURL else {
                 throw NetworkError.invalidURL("\(Redaction.standard.redact(urlString: request.url.relativeString)): a relative URL needs a base URL (Network.defaults.baseURL)")
             }

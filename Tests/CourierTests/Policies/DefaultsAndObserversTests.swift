@@ -27,6 +27,19 @@ final class DefaultsAndObserversTests: XCTestCase {
                        "the request's own values win")
     }
 
+    /// `//host/path` names another host: it is refused, never taken as a path under the base.
+    func testASchemeLessURLWithAHostIsRefusedNotResolvedAgainstTheBase() throws {
+        let server = try makeServer().withStandardRoutes()
+        let network = makeNetwork()
+        network.defaults = NetworkDefaults(baseURL: server.url("/"))
+        let outcome = try XCTUnwrap(result(of: Request<Data>.get("//elsewhere.invalid/hello"), on: network))
+        guard case let .failure(error as NetworkError) = outcome, case let .invalidURL(reason) = error else {
+            return XCTFail("expected invalidURL, got \(outcome)")
+        }
+        XCTAssertTrue(reason.contains("only http and https"), reason)
+        XCTAssertEqual(server.requestCount, 0, "nothing may reach the base's server")
+    }
+
     func testInterceptorsAdaptEveryAttempt() throws {
         let server = try makeServer().withStandardRoutes()
         struct Stamp: RequestInterceptor {
