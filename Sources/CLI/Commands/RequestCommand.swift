@@ -30,6 +30,8 @@ struct RequestCommand {
                 exitCode = TransferRun(plan: plan, transfer: transfer, network: session.network, console: console,
                                        interrupts: session.interrupts, headerDump: headerDump, display: display,
                                        row: transfer.index, trace: trace).run()
+                // --fail-early: the first failure ends the line, as in curl.
+                if plan.failEarly, exitCode != .ok { break }
             }
         }
         display.close()

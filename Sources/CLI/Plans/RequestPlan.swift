@@ -33,6 +33,8 @@ struct RequestPlan: Sendable {
     let noBuffer: Bool
     /// `--fail-with-body`: exit 22 on an error status, the body written as usual.
     let failWithBody: Bool
+    /// `--fail-early`: the transfers after the first that fails are not started (one after another).
+    let failEarly: Bool
     /// `-C`: where a file output resumes.
     let resume: ResumePoint?
     /// `--remove-on-error`: the output file of a failed transfer is removed.
@@ -71,7 +73,7 @@ struct RequestPlan: Sendable {
         let typedMethod = try Self.method(named: namedMethod, typed: options.method)
 
         var headers = try RequestHeaders(options)
-        var warnings: [String] = []
+        var warnings: [String] = options.warnings
         var query: String?
         if options.dataInQuery {
             query = try Self.queryText(of: options, standardInput: standardInput) { warnings.append($0) }
@@ -140,6 +142,7 @@ struct RequestPlan: Sendable {
         self.cookies = try CookieJar(options)
         self.noBuffer = options.noBuffer
         self.failWithBody = options.failWithBody
+        self.failEarly = options.failEarly
         self.resume = options.continueAt.map { $0 == "-" ? .fromFileSize : .offset(Int64($0) ?? 0) }
         self.removeOnError = options.removeOnError
         self.createDirectories = options.createDirectories
@@ -170,6 +173,7 @@ struct RequestPlan: Sendable {
         for (index, expansion) in expanded {
             let text = expansion.url
             var url = try URLInput.parse(text)
+            try URLPolicy.check(url, options)
             if let query { url = try URLInput.appendingQuery(query, to: url, for: "-G") }
             if !options.urlQueries.isEmpty {
                 var pieces: [String] = []

@@ -3,8 +3,8 @@ import Foundation
 import XCTest
 
 /// The options libcurl implements, which courier hands to it on the curl engine (`--resolve`,
-/// `--connect-to`, `--noproxy`, `-p`, `-U`, `--tr-encoding`, `--netrc…`) and refuses on the
-/// URLSession engine with curl's exit code 4; and `-z`, which courier turns into the header
+/// `--connect-to`, `--noproxy`, `-p`, `-U`, `--tr-encoding`, `--netrc…`, `--ignore-content-length`)
+/// and refuses on the URLSession engine with curl's exit code 4; and `-z`, which courier turns into the header
 /// libcurl sends. Where the `curl` command is installed, the same line must send the same.
 final class CLILibcurlOptionTests: CLITestCase {
     private var usesCurl: Bool { Network.Engine.automatic.resolved == .curl }
@@ -182,5 +182,27 @@ final class CLILibcurlOptionTests: CLITestCase {
         XCTAssertEqual(basic.stdoutText, "denied")
         XCTAssertEqual(try lastRequest(to: "/login", on: server).header("Authorization"), "Basic cm9ib3Q6aHVudGVyMg==")
         XCTAssertEqual(server.requestCount, 1)
+    }
+}
+
+extension CLILibcurlOptionTests {
+    func testIgnoreContentLengthReadsToTheClose() throws {
+        let server = try makeServer()
+        server.route("/long") { _, writer in
+            writer.write(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nabcdef".utf8))
+            writer.closeConnection()
+        }
+        let url = server.url("/long").absoluteString
+        guard Network.Engine.automatic.resolved == .curl else {
+            try assertRefused(["--ignore-content-length", url], naming: "--ignore-content-length", on: server)
+            return
+        }
+        let whole = try courier("-s", "--ignore-content-length", url)
+        XCTAssertEqual(whole.status, 0, whole.stderrText)
+        XCTAssertEqual(whole.stdoutText, "abcdef")
+        XCTAssertEqual(try courier("-s", url).stdoutText, "ab", "without it, the length is believed")
+        if let curl = try RealCurl.run(["-s", "--ignore-content-length", url]) {
+            XCTAssertEqual(curl.stdoutText, "abcdef", "as curl reads it")
+        }
     }
 }

@@ -33,6 +33,12 @@ enum CurlPassThrough {
         if libcurl.allowsHTTP09 { options.set(Int32(CCURLOPT_HTTP09_ALLOWED), 1) }
         // CURLPROXY_HTTP_1_0; a proxy URL with a scheme (socks5://) still says its own type.
         if libcurl.proxyUsesHTTP1_0 { options.set(Int32(CCURLOPT_PROXYTYPE), 1) }
+        if libcurl.ignoresContentLength { options.set(Int32(CCURLOPT_IGNORE_CONTENT_LENGTH), 1) }
+        if let file = libcurl.crlFile { options.set(Int32(CCURLOPT_CRLFILE), file) }
+        if libcurl.trustsProxyBlindly {
+            options.set(Int32(CCURLOPT_PROXY_SSL_VERIFYPEER), 0)
+            options.set(Int32(CCURLOPT_PROXY_SSL_VERIFYHOST), 0)
+        }
         // Set after the network's HTTP version (CurlConnectionOptions), which it overrides.
         if libcurl.usesHTTP1_0 { options.set(Int32(CCURLOPT_HTTP_VERSION), Int(CCURL_HTTP_VERSION_1_0)) }
     }
