@@ -90,7 +90,8 @@ enum Usage {
           -F, --form NAME=VALUE        multipart form field (repeatable);
               --form NAME=@PATH[;type=MIME][;filename=NAME]   a file part
           -T, --upload-file FILE       stream FILE as the body, with no Content-Type; to URL/FILE
-                                       when the URL ends with /; - reads stdin
+                                       when the URL ends with /; - reads stdin; one -T per URL, in
+                                       order ({a,b} uploads each); a URL without one sends nothing
 
         OUTPUT
           -o, --output FILE            write the body to FILE (- is stdout); one -o per URL, in order

@@ -61,7 +61,7 @@ struct TransferAttempt {
                 throw Failure(NetworkError.httpStatus(response), url: transfer.url, timeout: plan.settings.timeout)
             }
             if resumeOffset > 0 {
-                switch ResumeAnswer.judge(response, offset: resumeOffset, expectsBody: plan.method != .head) {
+                switch ResumeAnswer.judge(response, offset: resumeOffset, expectsBody: transfer.method(in: plan) != .head) {
                 case .continues:
                     break
                 case .complete:
@@ -123,7 +123,10 @@ struct TransferAttempt {
     private func request() -> Request<Data> {
         var headers = plan.headers.fields
         if resumeOffset > 0 { headers["Range"] = "bytes=\(resumeOffset)-" }
-        var request = Request(method: plan.method, location: .url(transfer.url), headers: headers, body: plan.body,
+        // A URL past the line's uploads sends no body, and so no Expect courier added for one.
+        if transfer.upload == .none, plan.expectIsImplied { headers["Expect"] = nil }
+        var request = Request(method: transfer.method(in: plan), location: .url(transfer.url), headers: headers,
+                              body: transfer.body(in: plan),
                               authentication: plan.headers.authentication, timeout: plan.settings.timeout) { body, _ in body }
         // Every status is an answer, printed or saved as any other, as in curl.
         request.acceptedStatusCodes = Set(100..<1000)

@@ -26,6 +26,8 @@ struct TransferRun {
         var outcome = TransferAttempt.Outcome()
         if case .remoteName("", _, false) = transfer.output {
             outcome.failure = RemoteName.missing
+        } else if let unreadable = transfer.unreadableUpload {
+            outcome.failure = unreadable
         } else {
             outcome = attempts(output: output, record: record)
         }
@@ -119,9 +121,9 @@ struct TransferRun {
         }
         let report = WriteOutReport(
             response: outcome.response, redirectHeads: facts.redirectHeads, metrics: facts.metrics, effectiveURL: facts.url ?? transfer.url,
-            urlText: transfer.urlText, urlIndex: transfer.index, method: facts.method ?? plan.method.rawValue,
+            urlText: transfer.urlText, urlIndex: transfer.index, method: facts.method ?? transfer.method(in: plan).rawValue,
             retryCount: outcome.retries, exitCode: outcome.exitCode, errorMessage: outcome.failure?.message,
-            downloadSize: outcome.received, uploadSize: facts.sent ? plan.bodySize : 0, totalTime: outcome.seconds,
+            downloadSize: outcome.received, uploadSize: facts.sent ? transfer.bodySize(in: plan) : 0, totalTime: outcome.seconds,
             filename: output.filePath, referer: plan.headers.value("Referer"), followsRedirects: plan.settings.followsRedirects)
         for (stream, text) in writeOut.render(report) {
             switch stream {

@@ -21,7 +21,8 @@ extension OptionTable {
         // Given again, its pieces are joined as they are (each TEXT or @FILE), as curl joins them.
         .value("json") { options, value, _ in options.jsonPieces.append(value) },
         .value("form", "F") { options, value, _ in options.form.append(value) },
-        .value("upload-file", "T") { options, value, spelling in try setOnce(&options.uploadFile, value, spelling) },
+        // One per URL, in order, as curl pairs them (RequestPlan).
+        .value("upload-file", "T") { options, value, _ in options.uploadFiles.append(value) },
         .value("request", "X") { options, value, _ in options.method = value },   // the last wins, as in curl
         .flag("head", "I") { $0.headOnly = true },
         .value("user-agent", "A") { options, value, _ in options.userAgent = value },

@@ -27,7 +27,10 @@ struct Options: Sendable {
     /// it was given (the body reads ``jsonPieces``).
     var json: String? { jsonPieces.isEmpty ? nil : jsonPieces.joined() }
     var form: [String] = []
-    var uploadFile: String?
+    /// `-T`, in order: curl pairs the first with the first URL, the second with the second…
+    var uploadFiles: [String] = []
+    /// The first `-T`: the upload of a line that has one (see ``RequestPlan``).
+    var uploadFile: String? { uploadFiles.first }
     /// `-X`: the method as typed.
     var method: String?
     /// `-G`: the data goes into the URL's query, not the body.
