@@ -208,6 +208,7 @@ enum Usage {
                                        -x with a SOCKS proxy of that kind (socks4://… and so on)
               --socks5-hostname HOST[:PORT]
                                        the same, the proxy resolving the names (socks5h://)
+              --proxy-header LINE      a header line for the proxy only (repeatable; @FILE reads lines)
               --ignore-content-length  read the body until the connection closes, whatever its length says
               --crlfile FILE           refuse a server certificate revoked by a CRL of FILE (PEM)
               --proxy-insecure         do not verify an https proxy's certificate

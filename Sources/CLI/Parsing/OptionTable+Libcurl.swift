@@ -72,6 +72,8 @@ extension OptionTable {
         .flag("post301") { $0.libcurl.postRedirects.insert(.status301) },
         .flag("post302") { $0.libcurl.postRedirects.insert(.status302) },
         .flag("post303") { $0.libcurl.postRedirects.insert(.status303) },
+        // Repeatable, and @FILE as -H reads it.
+        .value("proxy-header") { options, value, _ in options.libcurl.proxyHeaders += headerLines(value) },
         .flag("ignore-content-length") { $0.libcurl.ignoresContentLength = true },
         .value("crlfile") { options, value, _ in options.libcurl.crlFile = value },
         .flag("proxy-insecure") { $0.libcurl.trustsProxyBlindly = true },

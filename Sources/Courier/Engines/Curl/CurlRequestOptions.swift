@@ -151,7 +151,8 @@ enum CurlRequestOptions {
         if bodyLength != nil, !negotiatesAuth, !fields.contains(where: { named($0.name, "Expect") }) { fields.append(("Expect", "")) }
         // Through an HTTP proxy, libcurl's Proxy-Connection line in curl's place (CurlProxyConnection).
         let toHTTPProxy = settings.proxies != nil && CurlProxyConnection.applies(to: request.url, settings: settings)
-        if toHTTPProxy, !fields.contains(where: { named($0.name, "Proxy-Connection") }) {
+        if toHTTPProxy, !fields.contains(where: { named($0.name, "Proxy-Connection") }),
+           !CurlHostLists.namesProxyConnection(settings.connection.libcurl.proxyHeaders) {
             fields.append(("Proxy-Connection", "Keep-Alive"))
         }
         CurlHeaderOrder.arrange(&fields, bodyLength: method == "HEAD" || negotiatesAuth ? nil : bodyLength)
@@ -200,8 +201,12 @@ enum CurlRequestOptions {
             let proxy = proxies.proxy(for: request.url)
             set(Int32(CCURLOPT_PROXY), proxy?.host ?? "")
             if let port = proxy?.port { set(Int32(CCURLOPT_PROXYPORT), port) }
-            // Set either way: a reused handle must not keep another request's list.
-            options.set(Int32(CCURLOPT_PROXYHEADER), pointer: toHTTPProxy ? UnsafeRawPointer(CurlProxyConnection.ownLineRemoved) : nil)
+            // Set either way: a reused handle must not keep another request's list. The user's
+            // proxy lines (--proxy-header) go in it too: to the proxy only, after the request's
+            // own fields in a proxy request, and alone in a tunnel's CONNECT, as libcurl sends them.
+            let lists = settings.hostLists
+            let proxyList = toHTTPProxy ? lists.proxyHeadersWithoutOwnLine ?? CurlProxyConnection.ownLineRemoved : lists.proxyHeaders
+            options.set(Int32(CCURLOPT_PROXYHEADER), pointer: proxyList.map { UnsafeRawPointer($0) })
         }
         settings.tls.apply(to: &options)
         try options.check()
