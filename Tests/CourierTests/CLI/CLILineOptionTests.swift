@@ -26,6 +26,17 @@ final class CLILineOptionTests: CLITestCase {
         }
     }
 
+    func testBlanksAfterAHeaderValueAreSentAsTyped() throws {
+        // Test 17 of curl's suite: a config file's user agent ending with a tab.
+        let capture = try RawCaptureServer()
+        defer { capture.stop() }
+        let result = try courier("-s", "-H", "X-Padded: foo; ", "-A", "agent\t", capture.url.absoluteString)
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        let head = String(decoding: capture.received, as: UTF8.self)
+        XCTAssertTrue(head.contains("\r\nX-Padded: foo; \r\n"), head)
+        XCTAssertTrue(head.contains("\r\nUser-Agent: agent\t\r\n"), head)
+    }
+
     func testARangeWithoutADashStartsThere() throws {
         let server = try makeServer()
         try serveFile(Data("0123456789".utf8), at: "/file", on: server)
