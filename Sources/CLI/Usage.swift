@@ -68,7 +68,8 @@ enum Usage {
           -C, --continue-at OFFSET|-   resume the output file from OFFSET, or (-) from its size
               --etag-compare FILE      send If-None-Match with the ETag saved in FILE
           -z, --time-cond [-|=]DATE|FILE
-                                       If-Modified-Since DATE (-: If-Unmodified-Since; FILE: its time)
+                                       If-Modified-Since DATE (-: If-Unmodified-Since; FILE: its time);
+                                       an answer whose Last-Modified does not meet it is dropped (304)
               --basic                  Basic credentials for -u (what -u sends anyway)
               --no-basic               Basic taken out of the methods --anyauth and the like allow
               --proto LIST             the schemes a URL may have, curl's list (-all,+https; exit 1)

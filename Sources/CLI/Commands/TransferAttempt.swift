@@ -36,6 +36,8 @@ struct TransferAttempt {
         var seconds: TimeInterval = 0
         /// Retries made before this outcome (`%{num_retries}`).
         var retries = 0
+        /// `-z` not met: the body was dropped, and `%{response_code}` says 304, as libcurl's.
+        var timeConditionUnmet = false
         var exitCode: ExitCode { failure?.exitCode ?? .ok }
     }
 
@@ -44,6 +46,7 @@ struct TransferAttempt {
         let started = DispatchTime.now()
         var received: Int64 = 0
         var skipsBody = false
+        var timeConditionUnmet = false
         var refusedStatus: HTTPResponse?
         let limit = plan.maxFilesize
         let display = self.display, row = self.row
@@ -59,6 +62,14 @@ struct TransferAttempt {
                 // curl has written the head by then (-i), never the body.
                 if plan.includeHeaders || plan.headOnly { try output.begin(response, head: heads) }
                 throw Failure(NetworkError.httpStatus(response), url: transfer.url, timeout: plan.settings.timeout)
+            }
+            if let check = plan.timeCheck, resumeOffset == 0, plan.headers.value("Range") == nil, response.expectedContentLength != 0,
+               !check.isMet(lastModified: response.headers["Last-Modified"]) {
+                // libcurl's simulated 304: the head as usual (-i), no body, the output not opened.
+                skipsBody = true
+                timeConditionUnmet = true
+                if plan.includeHeaders || plan.headOnly { try output.begin(response, head: heads) }
+                return
             }
             if resumeOffset > 0 {
                 switch ResumeAnswer.judge(response, offset: resumeOffset, expectsBody: transfer.method(in: plan) != .head) {
@@ -83,6 +94,7 @@ struct TransferAttempt {
         }, progress: { display.update(row, $0) })
         let seconds = TimeInterval(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         var outcome = Outcome(response: record.current.response, received: received, seconds: seconds)
+        outcome.timeConditionUnmet = timeConditionUnmet
         display.finish(row, RequestCommand.state(of: result, interrupted: interrupted()))
         if interrupted() {
             outcome.failure = Failure(.interrupted, "interrupted")

@@ -33,7 +33,8 @@ struct TransferRun {
         }
 
         do throws(Failure) {
-            try finish(output, succeeded: outcome.failure == nil, status: outcome.response?.statusCode)
+            // A -z not met is libcurl's simulated 304: no file is made, as for a real one.
+            try finish(output, succeeded: outcome.failure == nil, status: outcome.timeConditionUnmet ? 304 : outcome.response?.statusCode)
         } catch {
             if outcome.failure == nil { outcome.failure = error }
         }
@@ -124,7 +125,8 @@ struct TransferRun {
             urlText: transfer.urlText, urlIndex: transfer.index, method: facts.method ?? transfer.method(in: plan).rawValue,
             retryCount: outcome.retries, exitCode: outcome.exitCode, errorMessage: outcome.failure?.message,
             downloadSize: outcome.received, uploadSize: facts.sent ? transfer.bodySize(in: plan) : 0, totalTime: outcome.seconds,
-            filename: output.filePath, referer: plan.headers.value("Referer"), followsRedirects: plan.settings.followsRedirects)
+            filename: output.filePath, referer: plan.headers.value("Referer"), followsRedirects: plan.settings.followsRedirects,
+            simulatedStatus: outcome.timeConditionUnmet ? 304 : nil)
         for (stream, text) in writeOut.render(report) {
             switch stream {
             case .stdout:

@@ -31,6 +31,11 @@ struct WriteOutReport: Sendable {
     var referer: String?
     /// Whether redirects were followed (`-L`): `%{redirect_url}` is for those that were not.
     var followsRedirects = false
+    /// The status libcurl reports instead of the response's: 304 for a `-z` not met.
+    var simulatedStatus: Int?
+
+    /// `%{http_code}`, `%{response_code}`.
+    var statusCode: Int { simulatedStatus ?? response?.statusCode ?? 0 }
 
     /// `%{redirect_url}`: where the last response would redirect to, when it is a redirect
     /// that was not followed, resolved against the URL that sent it.

@@ -41,6 +41,8 @@ struct RequestPlan: Sendable {
     let failWithBody: Bool
     /// `--fail-early`: the transfers after the first that fails are not started (one after another).
     let failEarly: Bool
+    /// `-z`: what libcurl checks of the answer's `Last-Modified` (``TimeCondition/Check``).
+    let timeCheck: TimeCondition.Check?
     /// `-C`: where a file output resumes.
     let resume: ResumePoint?
     /// `--remove-on-error`: the output file of a failed transfer is removed.
@@ -165,6 +167,7 @@ struct RequestPlan: Sendable {
         self.noBuffer = options.noBuffer
         self.failWithBody = options.failWithBody
         self.failEarly = options.failEarly
+        self.timeCheck = options.timeCondition.flatMap(TimeCondition.Check.init)
         self.resume = options.continueAt.map { $0 == "-" ? .fromFileSize : .offset(Int64($0) ?? 0) }
         self.removeOnError = options.removeOnError
         self.createDirectories = options.createDirectories

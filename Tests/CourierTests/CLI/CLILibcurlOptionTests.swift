@@ -206,3 +206,36 @@ extension CLILibcurlOptionTests {
         }
     }
 }
+
+extension CLILibcurlOptionTests {
+    /// `-z` not met by the answer's `Last-Modified`: its body is dropped, no `-o` file is made or
+    /// changed, and `%{response_code}` says 304, libcurl's simulated one; on every engine.
+    func testATimeConditionTheAnswerDoesNotMeetDropsItsBody() throws {
+        let server = try makeServer()
+        server.route("/doc") { _, writer in
+            writer.respond(status: 200, headers: ["Last-Modified": "Sun, 12 Dec 1999 10:00:00 GMT"], text: "document")
+        }
+        let url = server.url("/doc").absoluteString
+        let cases: [([String], String)] = [
+            (["-z", "dec 12 11:00:00 1999 GMT"], "304"),            // not modified since: dropped
+            (["-z", "dec 12 09:00:00 1999 GMT"], "document200"),    // modified since
+            (["-z", "-dec 12 11:00:00 1999 GMT"], "document200"),   // not modified since, as asked
+            (["-z", "-dec 12 09:00:00 1999 GMT"], "304"),           // modified since: dropped
+        ]
+        for (condition, expected) in cases {
+            let arguments = ["-s", "-w", "%{response_code}"] + condition + [url]
+            let result = try courier(arguments)
+            XCTAssertEqual(result.status, 0, result.stderrText)
+            XCTAssertEqual(result.stdoutText, expected, "\(condition)")
+            if let curl = try RealCurl.run(arguments) { XCTAssertEqual(curl.stdoutText, expected, "curl \(condition)") }
+        }
+        let file = try makeFile(named: "kept", content: Data("original".utf8))
+        let kept = try courier("-s", "-z", "dec 12 11:00:00 1999 GMT", "-o", file.path, url)
+        XCTAssertEqual(kept.status, 0, kept.stderrText)
+        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "original", "the file is not touched")
+    }
+
+    private func courier(_ arguments: [String]) throws -> CLIResult {
+        try start(arguments).finish()
+    }
+}
