@@ -41,6 +41,8 @@ struct RequestPlan: Sendable {
     let failWithBody: Bool
     /// `--fail-early`: the transfers after the first that fails are not started (one after another).
     let failEarly: Bool
+    /// More `-o`/`-O` than URLs were given (curl warns, and leaves the others unused).
+    let hasMoreOutputsThanURLs: Bool
     /// `-z`: what libcurl checks of the answer's `Last-Modified` (``TimeCondition/Check``).
     let timeCheck: TimeCondition.Check?
     /// `-C`: where a file output resumes.
@@ -168,6 +170,7 @@ struct RequestPlan: Sendable {
         self.failWithBody = options.failWithBody
         self.failEarly = options.failEarly
         self.timeCheck = options.timeCondition.flatMap(TimeCondition.Check.init)
+        self.hasMoreOutputsThanURLs = options.outputs.count > options.urls.count
         self.resume = options.continueAt.map { $0 == "-" ? .fromFileSize : .offset(Int64($0) ?? 0) }
         self.removeOnError = options.removeOnError
         self.createDirectories = options.createDirectories

@@ -169,3 +169,44 @@ final class CLIResumeAndHeadTests: CLITestCase {
         XCTAssertEqual(fileNames(in: folder), ["etag.txt"], "a 304 writes no file, as in curl")
     }
 }
+
+extension CLIResumeAndHeadTests {
+    /// `--etag-save FILE` is made (empty) before the transfer, as curl opens it: an answer with
+    /// a blank ETag leaves it empty; a file that cannot be made skips the transfer with curl's
+    /// warning, and a line with no transfer left exits 26 ("no transfer performed").
+    func testETagSaveMakesItsFileBeforeTheTransfer() throws {
+        let server = try makeServer()
+        server.route("/blank") { _, writer in writer.respond(status: 200, headers: ["ETag": ""], text: "body") }
+        let folder = try makeTemporaryDirectory()
+        let url = server.url("/blank").absoluteString
+        for tool in ["courier", "curl"] {
+            let arguments = ["-s", "-o", "out", "--etag-save", "etag-\(tool).txt", url]
+            guard let result = tool == "courier" ? try start(arguments, in: folder).finish() : try RealCurl.run(arguments, in: folder) else { continue }
+            XCTAssertEqual(result.status, 0, "\(tool): \(result.stderrText)")
+            XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent("etag-\(tool).txt"), encoding: .utf8), "", tool)
+        }
+        let before = server.requestCount
+        let skipped = try start(["--no-progress-meter", "--etag-save", "nowhere/etag.txt", url], in: folder).finish()
+        XCTAssertEqual(skipped.status, 26, skipped.stderrText)
+        XCTAssertTrue(skipped.stderrText.hasPrefix("Warning: Failed creating file for saving etags: \"nowhere/etag.txt\". Skip this transfer\n"),
+                      skipped.stderrText)
+        XCTAssertEqual(server.requestCount, before, "nothing sent")
+        if let curl = try RealCurl.run(["-s", "--etag-save", "nowhere/etag.txt", url], in: folder) {
+            XCTAssertEqual(curl.status, 26, "curl's exit status")
+        }
+    }
+
+    /// More `-o` than URLs: the others are left unused, with curl's warning, word for word.
+    func testMoreOutputsThanURLsAreWarnedAbout() throws {
+        let server = try makeServer().withStandardRoutes()
+        let folder = try makeTemporaryDirectory()
+        let arguments = ["--no-progress-meter", "-o", "one", "-o", "two", server.url("/hello").absoluteString]
+        let result = try start(arguments, in: folder).finish()
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.stderrText, "Warning: Got more output options than URLs\n")
+        XCTAssertEqual(fileNames(in: folder), ["one"])
+        if let curl = try RealCurl.run(arguments, in: try makeTemporaryDirectory()) {
+            XCTAssertEqual(curl.stderrText, result.stderrText, "curl's warning")
+        }
+    }
+}
