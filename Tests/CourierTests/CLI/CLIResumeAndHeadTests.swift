@@ -157,8 +157,21 @@ final class CLIResumeAndHeadTests: CLITestCase {
         }
         let folder = try makeTemporaryDirectory()
         let url = server.url("/feed").absoluteString
+        let alone = try start(["-s", "--etag-compare", "etag.txt", "-o", "feed.xml", url], in: folder).finish()
+        XCTAssertEqual(alone.status, 26, "no ETag file to compare: curl's read error, before any request")
+        XCTAssertEqual(server.requestCount, 0)
+        // With --etag-save to make it (curl's test 344): an empty ETag is sent, as curl sends it.
         let first = try start(["-s", "--etag-compare", "etag.txt", "--etag-save", "etag.txt", "-o", "feed.xml", url], in: folder).finish()
-        XCTAssertEqual(first.status, 26, "no ETag file yet: curl's read error, before any request")
+        XCTAssertEqual(first.status, 0, first.stderrText)
+        XCTAssertEqual(try lastRequest(to: "/feed", on: server).header("If-None-Match"), "\"\"")
+        if let curl = try RealCurl.run(["-s", "--etag-compare", "curl-etag.txt", "--etag-save", "curl-etag.txt", "-o", "curl.xml", url],
+                                       in: folder) {
+            XCTAssertEqual(curl.status, 0, curl.stderrText)
+            XCTAssertEqual(try lastRequest(to: "/feed", on: server).header("If-None-Match"), "\"\"", "as curl sends it")
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("curl-etag.txt"))
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("curl.xml"))
+        }
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("etag.txt"))
         let saved = try start(["-s", "--etag-save", "etag.txt", "-o", "feed.xml", url], in: folder).finish()
         XCTAssertEqual(saved.status, 0, saved.stderrText)
         XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent("etag.txt"), encoding: .utf8), "\"v7\"\n")
