@@ -121,6 +121,13 @@ struct RequestPlan: Sendable {
             // `-H 'Content-Type:'` sends the body with no media type, as in curl.
             body = .data(bytes, contentType: "")
         }
+        if bodyInput?.isUpload == true, options.uploadFile == "-", !headers.contains("Transfer-Encoding"), !options.libcurl.usesHTTP1_0,
+           (options.engine ?? .automatic).resolved == .curl {
+            // curl sends stdin (-T -) chunked, its length unknown: so does courier on the curl
+            // engine, libcurl framing the bytes (read whole first). Not over HTTP/1.0, which has
+            // no chunks.
+            headers.setDefault("Transfer-Encoding", "chunked")
+        }
         let expectWasGiven = headers.contains("Expect")
         if bodyInput?.isUpload == true && Self.size(of: body) > 0 || perURLUploads, !headers.isRemoved("Expect"), !options.libcurl.usesHTTP1_0,
            (options.engine ?? .automatic).resolved == .curl {

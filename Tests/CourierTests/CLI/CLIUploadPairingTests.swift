@@ -67,3 +67,39 @@ final class CLIUploadPairingTests: CLITestCase {
         XCTAssertEqual(line.seen, ["PUT /up A"], "the upload before it is done")
     }
 }
+
+extension CLIUploadPairingTests {
+    /// `-T -` goes chunked on the curl engine, as curl sends stdin (its length unknown to curl);
+    /// a `-H 'Transfer-Encoding: chunked'` makes any body chunked, with no `Content-Length`. On
+    /// URLSession, stdin goes with its length, as before.
+    func testStdinAndAChunkedHeaderSendTheBodyChunked() throws {
+        let server = try makeServer().withStandardRoutes()
+        let file = try makeFile(named: "body.txt", content: Data("from a file".utf8))
+        let lines: [(arguments: [String], stdin: Data?, body: String)] = [
+            (["-T", "-", server.url("/echo").absoluteString], Data("from stdin".utf8), "from stdin"),
+            (["-H", "Transfer-Encoding: chunked", "-T", file.path, server.url("/echo").absoluteString], nil, "from a file"),
+        ]
+        let chunks = Network.Engine.automatic.resolved == .curl
+        for line in lines {
+            var seen: [ServerRequest] = []
+            let result = try start(["-s", "-o", "/dev/null"] + line.arguments, stdin: line.stdin).finish()
+            XCTAssertEqual(result.status, 0, result.stderrText)
+            seen.append(try lastRequest(to: "/echo", on: server))
+            if chunks, RealCurl.courierRunsOnTheMeasuredLibcurl, let curl = RealCurl.executable {
+                let reference = try RunningCourier(executable: curl, arguments: ["-s", "-o", "/dev/null"] + line.arguments,
+                                                   directory: nil, stdin: line.stdin).finish()
+                XCTAssertEqual(reference.status, 0, reference.stderrText)
+                seen.append(try lastRequest(to: "/echo", on: server))
+            }
+            for request in seen {
+                XCTAssertEqual(String(decoding: request.body, as: UTF8.self), line.body)
+                if chunks || line.stdin == nil {
+                    XCTAssertEqual(request.header("Transfer-Encoding"), "chunked", "\(line.arguments)")
+                    XCTAssertNil(request.header("Content-Length"), "\(line.arguments)")
+                } else {
+                    XCTAssertEqual(request.header("Content-Length"), String(line.body.utf8.count))
+                }
+            }
+        }
+    }
+}

@@ -155,7 +155,10 @@ enum CurlRequestOptions {
            !CurlHostLists.namesProxyConnection(settings.connection.libcurl.proxyHeaders) {
             fields.append(("Proxy-Connection", "Keep-Alive"))
         }
-        CurlHeaderOrder.arrange(&fields, bodyLength: method == "HEAD" || negotiatesAuth ? nil : bodyLength)
+        // A request that asks for a chunked body (`Transfer-Encoding: chunked`, curl's -H) gets
+        // it from libcurl, which then writes no length: nor does Courier, as curl sends none.
+        let chunked = fields.contains { named($0.name, "Transfer-Encoding") && $0.value.lowercased().contains("chunked") }
+        CurlHeaderOrder.arrange(&fields, bodyLength: method == "HEAD" || negotiatesAuth || chunked ? nil : bodyLength)
         if settings.connection.libcurl.requestsTransferEncoding {
             // libcurl writes its `Connection: TE` and `TE` lines (CURLOPT_TRANSFER_ENCODING) after
             // its own User-Agent and Accept lines and before the whole list: those two are left to
