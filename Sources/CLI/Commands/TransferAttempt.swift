@@ -51,8 +51,8 @@ struct TransferAttempt {
         let limit = plan.maxFilesize
         let display = self.display, row = self.row
         let result = network.streamSynchronously(request(), onResponse: { response in
-            let heads = record.takeUnwrittenRedirectHeads().map(HeadText.bytes(of:)).reduce(Data(), +) + HeadText.bytes(of: response)
-            try headerDump?.write(heads)
+            let received = record.takeUnwrittenRedirectHeads().map(HeadText.bytes(of:)).reduce(Data(), +) + HeadText.bytes(of: response)
+            let heads = try dump(received)
             if resumeOffset > 0, response.statusCode == 416 {
                 skipsBody = true   // complete already: curl ignores this body, and succeeds (even with -f)
                 if plan.includeHeaders || plan.headOnly { try output.begin(response, head: heads) }   // but writes the head (-i)
@@ -126,9 +126,28 @@ struct TransferAttempt {
         default: break
         }
         guard let last = redirects.last else { return }
-        let heads = redirects.map(HeadText.bytes(of:)).reduce(Data(), +)
-        try? headerDump?.write(heads)
+        let received = redirects.map(HeadText.bytes(of:)).reduce(Data(), +)
+        let heads = (try? dump(received)) ?? received
         if plan.includeHeaders || plan.headOnly { try? output.begin(last, head: heads) }
+    }
+
+    /// Writes `heads` to `-D`'s file, and returns what `-i` writes of them. With `-D -` and `-i`
+    /// both on stdout, curl writes each line to the one and then to the other: every line twice,
+    /// in turn, which `-i` then writes (and `-D` nothing of its own).
+    private func dump(_ heads: Data) throws(Failure) -> Data {
+        guard let headerDump else { return heads }
+        guard headerDump.isStdout, plan.includeHeaders || plan.headOnly, transfer.output == .stdout else {
+            try headerDump.write(heads)
+            return heads
+        }
+        var twice = Data()
+        var start = heads.startIndex
+        while start < heads.endIndex {
+            let end = heads[start...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? heads.endIndex
+            twice += heads[start..<end] + heads[start..<end]
+            start = end
+        }
+        return twice
     }
 
     /// The request of this attempt: the plan's, to this transfer's URL, with `Range` to resume.

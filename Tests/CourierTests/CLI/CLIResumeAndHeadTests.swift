@@ -223,3 +223,22 @@ extension CLIResumeAndHeadTests {
         }
     }
 }
+
+extension CLIResumeAndHeadTests {
+    /// `-D -` with `-i`: both write the head to stdout, line by line in turn, as curl writes it
+    /// (each line twice), then the body.
+    func testDumpHeaderToStdoutWithIncludeWritesEachLineTwice() throws {
+        let server = try makeServer().withStandardRoutes()
+        let arguments = ["-s", "-D", "-", "-i", server.url("/hello").absoluteString]
+        let result = try start(arguments).finish()
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        let text = result.stdoutText.replacingOccurrences(of: "Date: [^\r]*\r\n", with: "", options: .regularExpression)
+        XCTAssertTrue(text.hasPrefix("HTTP/1.1 200 OK\r\nHTTP/1.1 200 OK\r\n"), text)
+        XCTAssertTrue(text.hasSuffix("\r\n\r\n\r\nhello"), text)
+        // The fields as received: the curl engine's (URLSession hands them over sorted).
+        if Network.Engine.automatic.resolved == .curl, let curl = try RealCurl.run(arguments) {
+            XCTAssertEqual(curl.stdoutText.replacingOccurrences(of: "Date: [^\r]*\r\n", with: "", options: .regularExpression), text,
+                           "as curl writes it")
+        }
+    }
+}
