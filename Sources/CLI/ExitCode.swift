@@ -72,6 +72,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case badContentEncoding = 61
     /// The client certificate or key (`--cert`, `--key`) cannot be used.
     case badClientCertificate = 58
+    /// `--disallow-username-in-url` and a URL that names a user (curl's CURLE_LOGIN_DENIED).
+    case loginDenied = 67
     /// The server's certificate could not be verified.
     case badCertificate = 60
     /// A download's destination already exists. The built-in commands replace files, so they do
@@ -127,6 +129,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
         case .libcurlRefusedOption: return "libcurl refused an option of the curl engine (--engine urlsession avoids it)"
         case .badClientCertificate: return "the client certificate or key (--cert, --key) cannot be used"
         case .badCertificate: return "server certificate not trusted"
+        case .loginDenied: return "--disallow-username-in-url: the URL names a user"
         case .destinationExists: return nil
         case .badCertificateAuthorities: return "the --cacert file cannot be read"
         case .pinnedKeyMismatch: return "the server's public key does not match --pinnedpubkey"

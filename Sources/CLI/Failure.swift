@@ -168,6 +168,12 @@ struct Failure: Error, Equatable {
         // A body libcurl cannot decode (a broken gzip header, more than 5 codings): curl's
         // CURLE_BAD_CONTENT_ENCODING.
         if detail.contains("content unencoding") || detail.contains("content encodings") { return .badContentEncoding }
+        // A coding libcurl's decoder refuses at the start ("Unrecognized or bad HTTP Content or
+        // Transfer-Encoding", a broken brotli stream): the same CURLE_BAD_CONTENT_ENCODING.
+        if detail.contains("Content or Transfer-Encoding") { return .badContentEncoding }
+        // A chunk size libcurl cannot read ("Illegal or missing hexadecimal sequence", "Too long
+        // hexadecimal number" … "in chunked-encoding"): its CURLE_RECV_ERROR, curl's 56.
+        if detail.contains("in chunked-encoding") { return .networkFailure }
         if detail.contains("Too large response headers") { return .networkFailure }
         if detail.contains("Out of memory") { return .outOfMemory }
         return .badResponse

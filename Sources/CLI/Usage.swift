@@ -63,12 +63,18 @@ enum Usage {
           -b, --cookie 'N=V; N2=V2'|FILE
                                        send these cookies, or those of a cookie file (repeatable)
           -c, --cookie-jar FILE        save the cookies in curl's cookie-file format at the end
-          -r, --range RANGE            ask for bytes RANGE only (0-499, 500-, -500)
+          -j, --junk-session-cookies   leave out the session cookies of -b's files (a new session)
+          -r, --range RANGE            ask for bytes RANGE only (0-499, 500-, -500; 4 is 4-)
           -C, --continue-at OFFSET|-   resume the output file from OFFSET, or (-) from its size
               --etag-compare FILE      send If-None-Match with the ETag saved in FILE
           -z, --time-cond [-|=]DATE|FILE
-                                       If-Modified-Since DATE (-: If-Unmodified-Since; FILE: its time)
+                                       If-Modified-Since DATE (-: If-Unmodified-Since; FILE: its time);
+                                       an answer whose Last-Modified does not meet it is dropped (304)
               --basic                  Basic credentials for -u (what -u sends anyway)
+              --no-basic               Basic taken out of the methods --anyauth and the like allow
+              --proto LIST             the schemes a URL may have, curl's list (-all,+https; exit 1)
+              --disallow-username-in-url
+                                       refuse a URL that names a user (exit 67)
               --compressed             offer gzip, deflate, br, zstd and decode the answer
                                        (without it nothing is offered and bodies are kept as sent)
 
@@ -85,12 +91,14 @@ enum Usage {
           -F, --form NAME=VALUE        multipart form field (repeatable);
               --form NAME=@PATH[;type=MIME][;filename=NAME]   a file part
           -T, --upload-file FILE       stream FILE as the body, with no Content-Type; to URL/FILE
-                                       when the URL ends with /; - reads stdin
+                                       when the URL ends with /; - reads stdin; one -T per URL, in
+                                       order ({a,b} uploads each); a URL without one sends nothing
 
         OUTPUT
           -o, --output FILE            write the body to FILE (- is stdout); one -o per URL, in order
           -O, --remote-name            write the body to a file named after the URL
               --remote-name-all        -O for every URL that has no -o
+              --no-remote-name         the next URL's body to stdout, not to a file (over --remote-name-all)
           -J, --remote-header-name     with -O, the name the server gives in Content-Disposition
                                        (never a path; an existing file is not replaced)
               --output-dir DIR         where -o and -O files go
@@ -126,6 +134,7 @@ enum Usage {
               --max-redirs N           with -L, follow at most N redirects (default 50; -1: no limit)
           -f, --fail                   exit 22 on HTTP status >= 400, writing nothing of the body
               --fail-with-body         exit 22 on HTTP status >= 400, the body written as usual
+              --fail-early             stop at the first transfer that fails (one after another)
           -m, --max-time SECONDS       give up on each transfer after SECONDS (default: no limit)
               --timeout SECONDS        the same as --max-time
               --connect-timeout SECONDS
@@ -200,6 +209,10 @@ enum Usage {
                                        -x with a SOCKS proxy of that kind (socks4://… and so on)
               --socks5-hostname HOST[:PORT]
                                        the same, the proxy resolving the names (socks5h://)
+              --proxy-header LINE      a header line for the proxy only (repeatable; @FILE reads lines)
+              --ignore-content-length  read the body until the connection closes, whatever its length says
+              --crlfile FILE           refuse a server certificate revoked by a CRL of FILE (PEM)
+              --proxy-insecure         do not verify an https proxy's certificate
 
         GENERAL
           -K, --config FILE            read options from FILE, curl's config syntax (- for stdin)

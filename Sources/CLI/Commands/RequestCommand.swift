@@ -13,6 +13,8 @@ struct RequestCommand {
 
     func run() -> ExitCode {
         if !plan.settings.silent { plan.warnings.forEach(console.message) }
+        // -o and -O past the URLs are left unused, as curl leaves them, with its warning.
+        if !plan.settings.silent, plan.hasMoreOutputsThanURLs { console.warning("Got more output options than URLs") }
         let session = Session(plan.settings, console: console)
         let cookiesFromStrings = plan.transfers.first.flatMap { plan.cookies?.install(in: session.cookieStorage, for: $0.url) } ?? []
         let headerDump = plan.dumpHeader.map { HeaderDump($0, console: console) }
@@ -26,10 +28,25 @@ struct RequestCommand {
             exitCode = runInParallel(session: session, headerDump: headerDump, display: display, trace: trace)
         } else {
             exitCode = .ok
+            var performed = 0
             for transfer in plan.transfers where !session.interrupts.isInterrupted {
+                // --etag-save FILE is made before the transfer, as curl opens it; a file that
+                // cannot be made skips the transfer, with curl's warning.
+                if let path = plan.etagSave, path != "-", !ETagFile.create(path) {
+                    if !plan.settings.silent { console.warning("Failed creating file for saving etags: \"\(path)\". Skip this transfer") }
+                    continue
+                }
+                performed += 1
                 exitCode = TransferRun(plan: plan, transfer: transfer, network: session.network, console: console,
                                        interrupts: session.interrupts, headerDump: headerDump, display: display,
                                        row: transfer.index, trace: trace).run()
+                // --fail-early: the first failure ends the line, as in curl.
+                if plan.failEarly, exitCode != .ok { break }
+            }
+            if performed == 0, !plan.transfers.isEmpty, !session.interrupts.isInterrupted {
+                // curl's "no transfer performed": its read error.
+                if !plan.settings.silent || plan.settings.showError { console.message("no transfer performed") }
+                exitCode = .readError
             }
         }
         display.close()

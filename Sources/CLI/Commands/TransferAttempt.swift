@@ -36,6 +36,8 @@ struct TransferAttempt {
         var seconds: TimeInterval = 0
         /// Retries made before this outcome (`%{num_retries}`).
         var retries = 0
+        /// `-z` not met: the body was dropped, and `%{response_code}` says 304, as libcurl's.
+        var timeConditionUnmet = false
         var exitCode: ExitCode { failure?.exitCode ?? .ok }
     }
 
@@ -44,12 +46,13 @@ struct TransferAttempt {
         let started = DispatchTime.now()
         var received: Int64 = 0
         var skipsBody = false
+        var timeConditionUnmet = false
         var refusedStatus: HTTPResponse?
         let limit = plan.maxFilesize
         let display = self.display, row = self.row
         let result = network.streamSynchronously(request(), onResponse: { response in
-            let heads = record.takeUnwrittenRedirectHeads().map(HeadText.bytes(of:)).reduce(Data(), +) + HeadText.bytes(of: response)
-            try headerDump?.write(heads)
+            let received = record.takeUnwrittenRedirectHeads().map(HeadText.bytes(of:)).reduce(Data(), +) + HeadText.bytes(of: response)
+            let heads = try dump(received)
             if resumeOffset > 0, response.statusCode == 416 {
                 skipsBody = true   // complete already: curl ignores this body, and succeeds (even with -f)
                 if plan.includeHeaders || plan.headOnly { try output.begin(response, head: heads) }   // but writes the head (-i)
@@ -60,8 +63,16 @@ struct TransferAttempt {
                 if plan.includeHeaders || plan.headOnly { try output.begin(response, head: heads) }
                 throw Failure(NetworkError.httpStatus(response), url: transfer.url, timeout: plan.settings.timeout)
             }
+            if let check = plan.timeCheck, resumeOffset == 0, plan.headers.value("Range") == nil, response.expectedContentLength != 0,
+               !check.isMet(lastModified: response.headers["Last-Modified"]) {
+                // libcurl's simulated 304: the head as usual (-i), no body, the output not opened.
+                skipsBody = true
+                timeConditionUnmet = true
+                if plan.includeHeaders || plan.headOnly { try output.begin(response, head: heads) }
+                return
+            }
             if resumeOffset > 0 {
-                switch ResumeAnswer.judge(response, offset: resumeOffset, expectsBody: plan.method != .head) {
+                switch ResumeAnswer.judge(response, offset: resumeOffset, expectsBody: transfer.method(in: plan) != .head) {
                 case .continues:
                     break
                 case .complete:
@@ -83,6 +94,7 @@ struct TransferAttempt {
         }, progress: { display.update(row, $0) })
         let seconds = TimeInterval(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         var outcome = Outcome(response: record.current.response, received: received, seconds: seconds)
+        outcome.timeConditionUnmet = timeConditionUnmet
         display.finish(row, RequestCommand.state(of: result, interrupted: interrupted()))
         if interrupted() {
             outcome.failure = Failure(.interrupted, "interrupted")
@@ -114,16 +126,38 @@ struct TransferAttempt {
         default: break
         }
         guard let last = redirects.last else { return }
-        let heads = redirects.map(HeadText.bytes(of:)).reduce(Data(), +)
-        try? headerDump?.write(heads)
+        let received = redirects.map(HeadText.bytes(of:)).reduce(Data(), +)
+        let heads = (try? dump(received)) ?? received
         if plan.includeHeaders || plan.headOnly { try? output.begin(last, head: heads) }
+    }
+
+    /// Writes `heads` to `-D`'s file, and returns what `-i` writes of them. With `-D -` and `-i`
+    /// both on stdout, curl writes each line to the one and then to the other: every line twice,
+    /// in turn, which `-i` then writes (and `-D` nothing of its own).
+    private func dump(_ heads: Data) throws(Failure) -> Data {
+        guard let headerDump else { return heads }
+        guard headerDump.isStdout, plan.includeHeaders || plan.headOnly, transfer.output == .stdout else {
+            try headerDump.write(heads)
+            return heads
+        }
+        var twice = Data()
+        var start = heads.startIndex
+        while start < heads.endIndex {
+            let end = heads[start...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? heads.endIndex
+            twice += heads[start..<end] + heads[start..<end]
+            start = end
+        }
+        return twice
     }
 
     /// The request of this attempt: the plan's, to this transfer's URL, with `Range` to resume.
     private func request() -> Request<Data> {
         var headers = plan.headers.fields
         if resumeOffset > 0 { headers["Range"] = "bytes=\(resumeOffset)-" }
-        var request = Request(method: plan.method, location: .url(transfer.url), headers: headers, body: plan.body,
+        // A URL past the line's uploads sends no body, and so no Expect courier added for one.
+        if transfer.upload == .none, plan.expectIsImplied { headers["Expect"] = nil }
+        var request = Request(method: transfer.method(in: plan), location: .url(transfer.url), headers: headers,
+                              body: transfer.body(in: plan),
                               authentication: plan.headers.authentication, timeout: plan.settings.timeout) { body, _ in body }
         // Every status is an answer, printed or saved as any other, as in curl.
         request.acceptedStatusCodes = Set(100..<1000)

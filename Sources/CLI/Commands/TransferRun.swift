@@ -26,12 +26,15 @@ struct TransferRun {
         var outcome = TransferAttempt.Outcome()
         if case .remoteName("", _, false) = transfer.output {
             outcome.failure = RemoteName.missing
+        } else if let unreadable = transfer.unreadableUpload {
+            outcome.failure = unreadable
         } else {
             outcome = attempts(output: output, record: record)
         }
 
         do throws(Failure) {
-            try finish(output, succeeded: outcome.failure == nil, status: outcome.response?.statusCode)
+            // A -z not met is libcurl's simulated 304: no file is made, as for a real one.
+            try finish(output, succeeded: outcome.failure == nil, status: outcome.timeConditionUnmet ? 304 : outcome.response?.statusCode)
         } catch {
             if outcome.failure == nil { outcome.failure = error }
         }
@@ -119,10 +122,11 @@ struct TransferRun {
         }
         let report = WriteOutReport(
             response: outcome.response, redirectHeads: facts.redirectHeads, metrics: facts.metrics, effectiveURL: facts.url ?? transfer.url,
-            urlText: transfer.urlText, urlIndex: transfer.index, method: facts.method ?? plan.method.rawValue,
+            urlText: transfer.urlText, urlIndex: transfer.index, method: facts.method ?? transfer.method(in: plan).rawValue,
             retryCount: outcome.retries, exitCode: outcome.exitCode, errorMessage: outcome.failure?.message,
-            downloadSize: outcome.received, uploadSize: facts.sent ? plan.bodySize : 0, totalTime: outcome.seconds,
-            filename: output.filePath, referer: plan.headers.value("Referer"), followsRedirects: plan.settings.followsRedirects)
+            downloadSize: outcome.received, uploadSize: facts.sent ? transfer.bodySize(in: plan) : 0, totalTime: outcome.seconds,
+            filename: output.filePath, referer: plan.headers.value("Referer"), followsRedirects: plan.settings.followsRedirects,
+            simulatedStatus: outcome.timeConditionUnmet ? 304 : nil)
         for (stream, text) in writeOut.render(report) {
             switch stream {
             case .stdout:

@@ -45,6 +45,13 @@ final class Console: Sendable {
         writeError(Data("\(prefix)courier: \(TerminalText.escaped(text))\n".utf8))
     }
 
+    /// `Warning: <text>` on its own line of stderr: curl's own warnings, in curl's words, for the
+    /// lines a script written for curl may look for.
+    func warning(_ text: String) {
+        let prefix = stderrIsTerminal ? "\r\u{1B}[2K" : ""
+        writeError(Data("\(prefix)Warning: \(TerminalText.escaped(text))\n".utf8))
+    }
+
     /// The terminal's size (columns, rows), read at each draw so a resized window is followed;
     /// 80 × 24 when it cannot be told.
     var stderrSize: (columns: Int, rows: Int) {

@@ -17,10 +17,16 @@ enum ETagFile {
         return line.trimmingCharacters(in: .whitespaces)
     }
 
-    /// Writes the response's `ETag` and a newline to `path`, as curl does; a response without one
-    /// leaves the file as it was.
+    /// Makes `path` an empty file before a transfer, as curl opens it then; `false` when it
+    /// cannot be made (a folder that does not exist), and curl skips the transfer.
+    static func create(_ path: String) -> Bool {
+        FileManager.default.createFile(atPath: path, contents: nil)
+    }
+
+    /// Writes the response's `ETag` and a newline to `path`, as curl does; a response without
+    /// one (or with an empty one) leaves the file as ``create(_:)`` left it, empty.
     static func save(_ response: HTTPResponse, to path: String) throws(Failure) {
-        guard let etag = response.headers["ETag"] else { return }
+        guard let etag = response.headers["ETag"]?.trimmingCharacters(in: .whitespaces), !etag.isEmpty else { return }
         do {
             try Data((etag + "\n").utf8).write(to: URL(fileURLWithPath: path))
         } catch {

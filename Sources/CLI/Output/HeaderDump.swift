@@ -18,6 +18,9 @@ final class HeaderDump: Sendable {
         file = Locked(path == "-" ? nil : OutputFile(path))
     }
 
+    /// `-D -`: the heads go to stdout.
+    var isStdout: Bool { path == "-" }
+
     func write(_ head: Data) throws(Failure) {
         guard path != "-" else {
             try console.writeOut(head)

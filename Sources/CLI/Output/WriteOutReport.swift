@@ -31,12 +31,22 @@ struct WriteOutReport: Sendable {
     var referer: String?
     /// Whether redirects were followed (`-L`): `%{redirect_url}` is for those that were not.
     var followsRedirects = false
+    /// The status libcurl reports instead of the response's: 304 for a `-z` not met.
+    var simulatedStatus: Int?
+
+    /// `%{http_code}`, `%{response_code}`.
+    var statusCode: Int { simulatedStatus ?? response?.statusCode ?? 0 }
 
     /// `%{redirect_url}`: where the last response would redirect to, when it is a redirect
-    /// that was not followed, resolved against the URL that sent it.
+    /// that was not followed, resolved against the URL that sent it; a URL without a path gets
+    /// `/`, as libcurl writes every URL it parses (`https://moo.moo.moo/`).
     var redirectURL: String? {
         guard let response, (300...399).contains(response.statusCode), let location = response.headers["Location"],
-              let target = URL(string: location, relativeTo: effectiveURL)?.absoluteURL else { return nil }
+              var target = URL(string: location, relativeTo: effectiveURL)?.absoluteURL else { return nil }
+        if var components = URLComponents(url: target, resolvingAgainstBaseURL: false), components.host != nil,
+           components.percentEncodedPath.isEmpty, let withPath = { components.percentEncodedPath = "/"; return components.url }() {
+            target = withPath
+        }
         return Redaction.standard.redact(target)
     }
 

@@ -59,7 +59,7 @@ enum WriteOutVariables {
         Variable(name: "exitcode", inJSON: true) { .integer(Int64($0.exitCode.rawValue)) },
         Variable(name: "filename_effective", inJSON: true) { $0.filename.map(Value.string) ?? .none },
         Variable(name: "ftp_entry_path", inJSON: true) { _ in .none },
-        Variable(name: "http_code", inJSON: true) { .status($0.response?.statusCode ?? 0) },
+        Variable(name: "http_code", inJSON: true) { .status($0.statusCode) },
         Variable(name: "http_connect", inJSON: true) { _ in .status(0) },
         Variable(name: "http_version", inJSON: true) { .string(curlVersion($0.metrics?.httpVersion ?? $0.response?.httpVersion)) },
         Variable(name: "local_ip", inJSON: true) { .string($0.metrics?.localAddress ?? "") },
@@ -74,7 +74,7 @@ enum WriteOutVariables {
         Variable(name: "referer", inJSON: true) { $0.referer.map(Value.string) ?? .none },
         Variable(name: "remote_ip", inJSON: true) { .string($0.metrics?.remoteAddress ?? "") },
         Variable(name: "remote_port", inJSON: true) { .integer(Int64($0.metrics?.remotePort ?? 0)) },
-        Variable(name: "response_code", inJSON: true) { .status($0.response?.statusCode ?? 0) },
+        Variable(name: "response_code", inJSON: true) { .status($0.statusCode) },
         Variable(name: "scheme", inJSON: true) { report in
             report.response == nil ? .none : .string(report.effectiveURL.scheme?.uppercased() ?? "")
         },

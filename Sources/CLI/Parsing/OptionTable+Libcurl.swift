@@ -23,6 +23,13 @@ extension OptionTable {
         // Basic is what -u sends already (courier's own header): curl's --basic asks for it.
         // The others are libcurl's, which answers the server's challenge; the last one given wins.
         .flag("basic") { $0.libcurl.authMethods = nil },
+        // curl's --no-basic takes Basic out of the methods; with none left, libcurl's default
+        // (Basic) is what stays, as curl then sets no CURLOPT_HTTPAUTH at all.
+        .flag("no-basic") { options in
+            guard var methods = options.libcurl.authMethods else { return }
+            methods.remove(.basic)
+            options.libcurl.authMethods = methods.isEmpty ? nil : methods
+        },
         .flag("digest") { $0.libcurl.authMethods = .digest },
         .flag("ntlm") { $0.libcurl.authMethods = .ntlm },
         .flag("negotiate") { $0.libcurl.authMethods = .negotiate },
@@ -65,6 +72,11 @@ extension OptionTable {
         .flag("post301") { $0.libcurl.postRedirects.insert(.status301) },
         .flag("post302") { $0.libcurl.postRedirects.insert(.status302) },
         .flag("post303") { $0.libcurl.postRedirects.insert(.status303) },
+        // Repeatable, and @FILE as -H reads it.
+        .value("proxy-header") { options, value, _ in options.libcurl.proxyHeaders += headerLines(value) },
+        .flag("ignore-content-length") { $0.libcurl.ignoresContentLength = true },
+        .value("crlfile") { options, value, _ in options.libcurl.crlFile = value },
+        .flag("proxy-insecure") { $0.libcurl.trustsProxyBlindly = true },
         .value("time-cond", "z") { options, value, _ in options.timeCondition = value },
         // curl's -Y and -y, libcurl's low-speed limit: each fills in curl's default for the
         // other (1 byte/s, 30 s); -Y 0 turns it off, as in curl.

@@ -4,6 +4,9 @@ extension OptionTable {
         .value("output", "o") { options, value, _ in options.outputs.append(.file(value)) },
         .flag("remote-name", "O") { $0.outputs.append(.remoteName) },
         .flag("remote-name-all") { $0.remoteNameAll = true },
+        // curl's --no-remote-name takes the next URL's output slot as -O would, for stdout: it
+        // keeps that URL out of --remote-name-all.
+        .flag("no-remote-name") { $0.outputs.append(.file("-")) },
         .flag("remote-header-name", "J") { $0.remoteHeaderName = true },
         .flag("create-dirs") { $0.createDirectories = true },
         .flag("no-clobber") { $0.noClobber = true },

@@ -21,12 +21,21 @@ extension OptionTable {
         // Given again, its pieces are joined as they are (each TEXT or @FILE), as curl joins them.
         .value("json") { options, value, _ in options.jsonPieces.append(value) },
         .value("form", "F") { options, value, _ in options.form.append(value) },
-        .value("upload-file", "T") { options, value, spelling in try setOnce(&options.uploadFile, value, spelling) },
+        // One per URL, in order, as curl pairs them (RequestPlan).
+        .value("upload-file", "T") { options, value, _ in options.uploadFiles.append(value) },
         .value("request", "X") { options, value, _ in options.method = value },   // the last wins, as in curl
         .flag("head", "I") { $0.headOnly = true },
         .value("user-agent", "A") { options, value, _ in options.userAgent = value },
         .value("referer", "e") { options, value, _ in options.referer = value },
-        .value("range", "r") { options, value, _ in options.range = value },
+        // A lone number is a start (`-r 4` asks for `4-`): curl appends the dash, with a warning.
+        .value("range", "r") { options, value, _ in
+            if let first = value.first, first.isASCII, first.isNumber, !value.contains("-"), Int64(value) != nil {
+                options.range = value + "-"
+                options.warnings.append("a range must include a dash (-); '\(value)' is taken as '\(value)-'")
+            } else {
+                options.range = value
+            }
+        },
         .value("continue-at", "C") { options, value, spelling in
             guard value == "-" || Int64(value).map({ $0 >= 0 }) == true else {
                 throw Failure.usage("\(spelling) needs a byte offset or '-' (the size of the output file), not '\(value)'")
@@ -35,6 +44,14 @@ extension OptionTable {
         },
         .value("cookie", "b") { options, value, _ in options.cookies.append(value) },
         .value("cookie-jar", "c") { options, value, _ in options.cookieJar = value },
+        .flag("junk-session-cookies", "j") { $0.junkSessionCookies = true },
+        .flag("disallow-username-in-url") { $0.disallowsUsernameInURL = true },
+        // Each --proto is read on top of the one before, as curl reads them.
+        .value("proto") { options, value, _ in
+            var list = options.protocols ?? ProtocolList()
+            options.warnings += try list.apply(value)
+            options.protocols = list
+        },
         .value("etag-compare") { options, value, _ in options.etagCompare = value },
         .flag("compressed") { $0.compressed = true },
     ]

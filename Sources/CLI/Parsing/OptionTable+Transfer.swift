@@ -6,6 +6,7 @@ extension OptionTable {
     static let transferOptions: [OptionSpec] = [
         .flag("fail", "f") { $0.fail = true },
         .flag("fail-with-body") { $0.failWithBody = true },
+        .flag("fail-early") { $0.failEarly = true },
         .flag("location", "L") { $0.location = true },
         // URL globbing ({a,b}, [1-3]: URLGlob) off.
         .flag("globoff", "g") { $0.globOff = true },

@@ -27,7 +27,10 @@ struct Options: Sendable {
     /// it was given (the body reads ``jsonPieces``).
     var json: String? { jsonPieces.isEmpty ? nil : jsonPieces.joined() }
     var form: [String] = []
-    var uploadFile: String?
+    /// `-T`, in order: curl pairs the first with the first URL, the second with the second…
+    var uploadFiles: [String] = []
+    /// The first `-T`: the upload of a line that has one (see ``RequestPlan``).
+    var uploadFile: String? { uploadFiles.first }
     /// `-X`: the method as typed.
     var method: String?
     /// `-G`: the data goes into the URL's query, not the body.
@@ -36,10 +39,20 @@ struct Options: Sendable {
     var userAgent: String?
     var referer: String?
     var range: String?
+    /// What reading the line found worth a warning (`-r 4`'s appended dash), printed unless `-s`.
+    var warnings: [String] = []
     /// `-b`: each a cookie string (`name=value; n2=v2`) or a cookie file.
     var cookies: [String] = []
     /// `-c`: the cookie file to write at the end.
     var cookieJar: String?
+    /// `-j`: the session cookies of `-b`'s files are left out, as a new session would.
+    var junkSessionCookies = false
+    /// `--fail-early`: the first transfer that fails ends the command, the rest not started.
+    var failEarly = false
+    /// `--disallow-username-in-url`: a URL that names a user is refused (curl's exit 67).
+    var disallowsUsernameInURL = false
+    /// `--proto`: the schemes a URL may have (curl's list, read by ``ProtocolList``); `nil`: any.
+    var protocols: ProtocolList?
 
     // Where the body goes.
     var directory: String?

@@ -38,7 +38,8 @@ struct CookieJar: Sendable {
                     pairs.append((name, parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""))
                 }
             } else if let text = try? String(contentsOfFile: argument, encoding: .utf8) {
-                entries += CookieFile.parse(text).filter { !$0.isExpired(at: now) }
+                // -j: a new session, which the file's session cookies (expiry 0) do not outlive.
+                entries += CookieFile.parse(text).filter { !$0.isExpired(at: now) && !(options.junkSessionCookies && $0.expires == 0) }
             }
         }
         self.pairs = pairs

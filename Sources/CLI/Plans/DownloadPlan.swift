@@ -34,6 +34,7 @@ struct DownloadPlan: Sendable {
         var urlByDestination: [String: String] = [:]
         for text in options.urls {
             let url = try URLInput.parse(text)
+            try URLPolicy.check(url, options)
             let destination: URL
             if let output = options.output {
                 destination = try Self.destination(named: output)

@@ -127,7 +127,7 @@ struct RequestBodyInput {
         return form
     }
 
-    private static func checkReadable(_ file: URL) throws(Failure) {
+    static func checkReadable(_ file: URL) throws(Failure) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
             throw Failure(.readError, "cannot read \(file.path): no such file")

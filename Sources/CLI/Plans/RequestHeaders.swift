@@ -4,7 +4,8 @@ import Foundation
 /// Headers and credentials, shared by both kinds of plan.
 ///
 /// `-H` lines follow curl's three forms: `Name: value` sets a header, `Name:` (nothing but
-/// blanks after the colon) removes one courier would send itself, `Name;` sends it empty. Where
+/// blanks after the colon) removes one courier would send itself, `Name;` sends it empty; a line
+/// with neither a colon nor a semicolon is no header, and left out, as libcurl leaves it. Where
 /// curl sends every `-H` line, courier sends one value per name: the last.
 struct RequestHeaders: Sendable, Equatable {
     /// Names are unique regardless of case; the last `-H` for a name wins.
@@ -17,18 +18,23 @@ struct RequestHeaders: Sendable, Equatable {
         for line in options.headers {
             let colon = line.firstIndex(of: ":")
             let semicolon = line.firstIndex(of: ";")
-            if let semicolon, colon.map({ semicolon < $0 }) ?? true, line[line.index(after: semicolon)...].allSatisfy(\.isWhitespace) {
-                // `Name;`: the header, sent with an empty value.
+            if let semicolon, colon.map({ semicolon < $0 }) ?? true {
+                // `Name;` (the semicolon last): the header, sent with an empty value. Anything
+                // after the semicolon (`Name;  `, `Name;x`) makes libcurl skip the line, kept
+                // for future use, and so does courier.
+                guard line.index(after: semicolon) == line.endIndex else { continue }
                 let name = String(line[..<semicolon]).trimmingCharacters(in: .whitespaces)
                 try Self.checkName(name, line)
                 set(name, "")
                 continue
             }
-            guard let colon else { throw .usage("-H needs 'Name: value', not '\(line)'") }
+            // A line with neither is no header: libcurl leaves it out, and so does courier.
+            guard let colon else { continue }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces)
             try Self.checkName(name, line)
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            if value.isEmpty {
+            // Blanks after the value are the line's, sent as typed, as libcurl sends them.
+            let value = String(line[line.index(after: colon)...].drop(while: \.isWhitespace))
+            if value.allSatisfy(\.isWhitespace) {
                 remove(name)
             } else {
                 set(name, value)

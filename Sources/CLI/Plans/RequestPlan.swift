@@ -9,6 +9,12 @@ struct RequestPlan: Sendable {
     let body: RequestBody?
     /// The bytes of the body, for `%{size_upload}` (0 without one).
     let bodySize: Int64
+    /// On a line of several uploads (``TransferPlan/Upload``): the method of a transfer that
+    /// sends a file, and of one that sends nothing.
+    let uploadMethod: HTTPMethod
+    let methodWithoutUpload: HTTPMethod
+    /// Whether courier added `Expect: 100-continue` for `-T` (not a `-H` of the user's).
+    let expectIsImplied: Bool
     /// One per URL, in order.
     let transfers: [TransferPlan]
     /// `-i`: the head is written before the body, to the same place.
@@ -33,6 +39,12 @@ struct RequestPlan: Sendable {
     let noBuffer: Bool
     /// `--fail-with-body`: exit 22 on an error status, the body written as usual.
     let failWithBody: Bool
+    /// `--fail-early`: the transfers after the first that fails are not started (one after another).
+    let failEarly: Bool
+    /// More `-o`/`-O` than URLs were given (curl warns, and leaves the others unused).
+    let hasMoreOutputsThanURLs: Bool
+    /// `-z`: what libcurl checks of the answer's `Last-Modified` (``TimeCondition/Check``).
+    let timeCheck: TimeCondition.Check?
     /// `-C`: where a file output resumes.
     let resume: ResumePoint?
     /// `--remove-on-error`: the output file of a failed transfer is removed.
@@ -71,13 +83,21 @@ struct RequestPlan: Sendable {
         let typedMethod = try Self.method(named: namedMethod, typed: options.method)
 
         var headers = try RequestHeaders(options)
-        var warnings: [String] = []
+        var warnings: [String] = options.warnings
         var query: String?
         if options.dataInQuery {
             query = try Self.queryText(of: options, standardInput: standardInput) { warnings.append($0) }
             options.dataArguments = []
         }
-        let bodyInput = try RequestBodyInput(options, standardInput: standardInput) { warnings.append($0) }
+        // Several uploads, or one on a line of several URLs: each transfer its own (curl's
+        // pairing, see TransferPlan.Upload); the body options then must not give another body.
+        let perURLUploads = Self.sendsUploadsPerURL(options)
+        var bodyOptions = options
+        if perURLUploads { bodyOptions.uploadFiles = [] }
+        let bodyInput = try RequestBodyInput(bodyOptions, standardInput: standardInput) { warnings.append($0) }
+        if perURLUploads, let other = bodyInput {
+            throw .usage("choose one of \(other.optionName), --upload-file for the body")
+        }
 
         let method: HTTPMethod
         switch (typedMethod, bodyInput) {
@@ -91,7 +111,7 @@ struct RequestPlan: Sendable {
             }
             method = named
         case (nil, nil):
-            method = options.headOnly ? .head : .get
+            method = perURLUploads ? .put : options.headOnly ? .head : .get
         case let (nil, body?):
             guard !options.headOnly else { throw .usage("-I sends a HEAD request, which has no body; leave out \(body.optionName)") }
             method = body.isUpload ? .put : .post
@@ -101,7 +121,15 @@ struct RequestPlan: Sendable {
             // `-H 'Content-Type:'` sends the body with no media type, as in curl.
             body = .data(bytes, contentType: "")
         }
-        if bodyInput?.isUpload == true, Self.size(of: body) > 0, !headers.isRemoved("Expect"), !options.libcurl.usesHTTP1_0,
+        if bodyInput?.isUpload == true, options.uploadFile == "-", !headers.contains("Transfer-Encoding"), !options.libcurl.usesHTTP1_0,
+           (options.engine ?? .automatic).resolved == .curl {
+            // curl sends stdin (-T -) chunked, its length unknown: so does courier on the curl
+            // engine, libcurl framing the bytes (read whole first). Not over HTTP/1.0, which has
+            // no chunks.
+            headers.setDefault("Transfer-Encoding", "chunked")
+        }
+        let expectWasGiven = headers.contains("Expect")
+        if bodyInput?.isUpload == true && Self.size(of: body) > 0 || perURLUploads, !headers.isRemoved("Expect"), !options.libcurl.usesHTTP1_0,
            (options.engine ?? .automatic).resolved == .curl {
             // curl's -T asks before sending (libcurl waits up to a second for the `100`); a
             // `-H 'Expect:'` removes it, as in curl. The curl engine only: that is libcurl's wait.
@@ -124,7 +152,14 @@ struct RequestPlan: Sendable {
         self.headers = headers
         self.body = body
         self.bodySize = Self.size(of: body)
-        self.transfers = try Self.transfers(options, query: query, upload: bodyInput?.uploadedFileName)
+        self.uploadMethod = typedMethod ?? .put
+        self.methodWithoutUpload = typedMethod ?? (options.headOnly ? .head : .get)
+        self.expectIsImplied = !expectWasGiven && headers.contains("Expect")
+        var transfers = try Self.transfers(options, query: query, upload: bodyInput?.uploadedFileName)
+        if perURLUploads {
+            transfers = try Self.pairingUploads(options, with: transfers, standardInput: standardInput)
+        }
+        self.transfers = transfers
         self.includeHeaders = options.includeHeaders
         self.headOnly = method == .head
         self.dumpHeader = options.dumpHeader
@@ -140,6 +175,9 @@ struct RequestPlan: Sendable {
         self.cookies = try CookieJar(options)
         self.noBuffer = options.noBuffer
         self.failWithBody = options.failWithBody
+        self.failEarly = options.failEarly
+        self.timeCheck = options.timeCondition.flatMap(TimeCondition.Check.init)
+        self.hasMoreOutputsThanURLs = options.outputs.count > options.urls.count
         self.resume = options.continueAt.map { $0 == "-" ? .fromFileSize : .offset(Int64($0) ?? 0) }
         self.removeOnError = options.removeOnError
         self.createDirectories = options.createDirectories
@@ -170,6 +208,7 @@ struct RequestPlan: Sendable {
         for (index, expansion) in expanded {
             let text = expansion.url
             var url = try URLInput.parse(text)
+            try URLPolicy.check(url, options)
             if let query { url = try URLInput.appendingQuery(query, to: url, for: "-G") }
             if !options.urlQueries.isEmpty {
                 var pieces: [String] = []
@@ -196,6 +235,65 @@ struct RequestPlan: Sendable {
             transfers.append(TransferPlan(index: transfers.count, url: url, urlText: text, output: output))
         }
         return transfers
+    }
+
+    /// Whether the line's uploads go one per URL (``TransferPlan/Upload``) rather than as the
+    /// plan's one body: several `-T`, one `-T` on a line of several URLs, or a glob in its name.
+    private static func sendsUploadsPerURL(_ options: Options) -> Bool {
+        guard let first = options.uploadFile else { return false }
+        return options.uploadFiles.count > 1 || options.urls.count > 1 || uploadNames(first, options).count > 1
+    }
+
+    /// The transfers of a line of uploads, as curl makes them: each URL as typed takes the `-T`
+    /// of its position; a glob in that name is one upload per file, the files in the outer loop
+    /// and the URL's expansions inside (`-T '{a,b}' 'http://h/{1,2}/'`: a to 1 and 2, then b);
+    /// a URL ending with `/` gets the file's name. A URL without a `-T` sends nothing.
+    private static func pairingUploads(_ options: Options, with transfers: [TransferPlan],
+                                       standardInput: () -> Data) throws(Failure) -> [TransferPlan] {
+        // The transfers of each typed URL, in order (``transfers(_:query:upload:)`` keeps it).
+        var byTypedURL: [[TransferPlan]] = []
+        var next = transfers.makeIterator()
+        for typed in options.urls {
+            let count = options.globOff ? 1 : try URLGlob.expand(typed).count
+            byTypedURL.append((0..<count).compactMap { _ in next.next() })
+        }
+        var stdinBytes: Data?
+        var paired: [TransferPlan] = []
+        for (position, group) in byTypedURL.enumerated() {
+            guard position < options.uploadFiles.count else {
+                for transfer in group {
+                    var transfer = transfer
+                    transfer.upload = .none
+                    paired.append(transfer)
+                }
+                continue
+            }
+            let name = options.uploadFiles[position]
+            let files = uploadNames(name, options)
+            for file in files {
+                for transfer in group {
+                    var upload: TransferPlan.Upload
+                    if file == "-" {
+                        if stdinBytes == nil { stdinBytes = standardInput() }
+                        upload = .standardInput(stdinBytes ?? Data())
+                    } else {
+                        upload = .file(URL(fileURLWithPath: file))
+                    }
+                    let url = file == "-" ? transfer.url : URLInput.naming(transfer.url, after: URL(fileURLWithPath: file).lastPathComponent)
+                    var each = TransferPlan(index: paired.count, url: url, urlText: transfer.urlText, output: transfer.output)
+                    each.upload = upload
+                    paired.append(each)
+                }
+            }
+        }
+        return paired
+    }
+
+    /// The files a `-T` name stands for: its glob's expansions, or the name itself where `-g`
+    /// turns globbing off or it is no glob courier reads (`x[]y.txt` is a file's name).
+    private static func uploadNames(_ name: String, _ options: Options) -> [String] {
+        guard !options.globOff, let expansions = try? URLGlob.expand(name) else { return [name] }
+        return expansions.map(\.url)
     }
 
     /// The method named by the command or by `-X`; both may be given only if they agree.

@@ -129,7 +129,10 @@ extension Settings {
                      (libcurl.allowsHTTP09, "--http0.9"), (libcurl.proxyUsesHTTP1_0, "--proxy1.0"),
                      (libcurl.usesHTTP1_0, "--http1.0"), (libcurl.postRedirects.contains(.status301), "--post301"),
                      (libcurl.postRedirects.contains(.status302), "--post302"), (libcurl.postRedirects.contains(.status303), "--post303"),
-                     (libcurl.sendsCredentialsToOtherHosts, "--location-trusted")]
+                     (libcurl.sendsCredentialsToOtherHosts, "--location-trusted"),
+                     (libcurl.ignoresContentLength, "--ignore-content-length"),
+                     (libcurl.crlFile != nil, "--crlfile"), (!libcurl.proxyHeaders.isEmpty, "--proxy-header"),
+                     (libcurl.trustsProxyBlindly, "--proxy-insecure")]
         let option = given.first(where: \.0)?.1 ?? "a libcurl option"
         throw Failure(.notBuiltIn, "\(option) is done by libcurl, and the URLSession engine cannot pass it on: use the curl engine (--engine curl)")
     }

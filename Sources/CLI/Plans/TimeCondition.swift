@@ -7,18 +7,43 @@ import Foundation
 enum TimeCondition {
     /// The header line for `-z value`, or `nil`.
     static func line(_ value: String) -> String? {
-        var text = Substring(value)
-        var name = "If-Modified-Since"
-        if text.hasPrefix("-") {
-            name = "If-Unmodified-Since"
-            text = text.dropFirst()
-        } else if text.hasPrefix("=") {
-            name = "Last-Modified"
-            text = text.dropFirst()
+        let (name, text) = split(value)
+        return date(text).map { "\(name): \(httpDate($0))" }
+    }
+
+    /// What libcurl checks of the answer (its `Curl_meets_timecondition`): a document whose
+    /// `Last-Modified` is not after the date (`-z DATE`, `=DATE`), or not before it (`-z -DATE`),
+    /// is not sent on: libcurl drops its body and reports a `304`, as if the server had.
+    struct Check: Sendable, Equatable {
+        let date: Date
+        let wantsOlder: Bool
+
+        /// `nil` for a `-z` that gives no date.
+        init?(_ value: String) {
+            let (name, text) = TimeCondition.split(value)
+            guard let date = TimeCondition.date(text) else { return nil }
+            self.date = date
+            wantsOlder = name == "If-Unmodified-Since"
         }
-        let date = parse(String(text))
-            ?? (try? FileManager.default.attributesOfItem(atPath: String(text))[.modificationDate] as? Date)
-        return date.map { "\(name): \(httpDate($0))" }
+
+        /// Whether a response of this `Last-Modified` (`nil`: none, or not a date) is wanted.
+        func isMet(lastModified: String?) -> Bool {
+            guard let lastModified, let modified = TimeCondition.parse(lastModified) else { return true }
+            let document = modified.timeIntervalSince1970.rounded(.down), limit = date.timeIntervalSince1970.rounded(.down)
+            return wantsOlder ? document < limit : document > limit
+        }
+    }
+
+    /// The header's name and the rest of `-z`'s value.
+    private static func split(_ value: String) -> (name: String, text: String) {
+        if value.hasPrefix("-") { return ("If-Unmodified-Since", String(value.dropFirst())) }
+        if value.hasPrefix("=") { return ("Last-Modified", String(value.dropFirst())) }
+        return ("If-Modified-Since", value)
+    }
+
+    /// The date `text` gives, or the modification time of the file it names.
+    private static func date(_ text: String) -> Date? {
+        parse(text) ?? (try? FileManager.default.attributesOfItem(atPath: text)[.modificationDate] as? Date)
     }
 
     /// The date as libcurl writes it in the header: `Sun, 12 Dec 1999 12:00:00 GMT`.

@@ -7,7 +7,7 @@ enum URLInput {
     /// Messages quote the argument with its password hidden (see ``Redaction``).
     static func parse(_ text: String) throws(Failure) -> URL {
         let shown = Redaction.standard.redact(urlString: text)
-        let withScheme = text.contains("://") ? text : "http://" + text
+        let withScheme = withSlashes(text)
         guard let url = URL(string: withScheme), let scheme = url.scheme?.lowercased() else {
             throw Failure(.invalidURL, "malformed URL '\(shown)'")
         }
@@ -18,6 +18,22 @@ enum URLInput {
             throw Failure(.invalidURL, "no host in URL '\(shown)'")
         }
         return url
+    }
+
+    /// The text with a scheme and its two slashes: a scheme (a letter, then letters, digits, `+`,
+    /// `-`, `.`, then `:/`) takes one to three slashes, as libcurl's URL parser takes them
+    /// (`http:/host/` is `http://host/`); no scheme is `http://`, as curl guesses it.
+    static func withSlashes(_ text: String) -> String {
+        guard let colon = text.firstIndex(of: ":"), let first = text.first, first.isASCII, first.isLetter,
+              text[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+            return "http://" + text
+        }
+        let rest = text[text.index(after: colon)...]
+        let slashes = rest.prefix { $0 == "/" }.count
+        guard slashes > 0 else { return "http://" + text }   // `host:port/…`, `user:password@host`
+        // More than three is libcurl's "bad slashes": left as typed, it has no host (exit 3).
+        guard slashes <= 3 else { return text }
+        return text[..<colon] + "://" + rest.dropFirst(slashes)
     }
 
     /// `url` with `query` (already encoded) after any query it has, joined with `&`: `-G`'s data,

@@ -48,6 +48,17 @@ final class CLIArgumentTests: XCTestCase {
         XCTAssertEqual(options.urls, ["http://h/1", "http://h/2", "http://h/3"])
     }
 
+    func testASchemeTakesOneToThreeSlashesAsLibcurlReadsIt() throws {
+        XCTAssertEqual(try URLInput.parse("http:/h:8080/a").absoluteString, "http://h:8080/a")   // curl's test 1143
+        XCTAssertEqual(try URLInput.parse("https:///h/a").absoluteString, "https://h/a")
+        XCTAssertEqual(try URLInput.parse("h/a?next=http://x/").absoluteString, "http://h/a?next=http://x/", "no scheme: http://")
+        XCTAssertEqual(try URLInput.parse("localhost:8080/a").absoluteString, "http://localhost:8080/a")
+        XCTAssertEqual(try URLInput.parse("user:secret@h/a").absoluteString, "http://user:secret@h/a")
+        XCTAssertThrowsError(try URLInput.parse("http:////h/a")) { error in
+            XCTAssertEqual((error as? Failure)?.exitCode, .invalidURL, "four slashes: libcurl's bad slashes, exit 3")
+        }
+    }
+
     func testOutputsPairWithURLsInOrder() throws {
         guard case let .request(request) = try plan("-o", "a.txt", "http://h/x", "--remote-name-all", "http://h/dir/y.bin",
                                                     "--output-dir", "out", "http://h/") else { return XCTFail("not a request") }

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 import XCTest
 
@@ -51,6 +52,23 @@ final class CLIExitCodeTests: CLITestCase {
         XCTAssertEqual(limited.status, 63, limited.stderrText)
         XCTAssertEqual(limited.stdout, Data())
         if let curl = try RealCurl.run(["-s", "--max-filesize", "2000000", hugeURL]) { XCTAssertEqual(curl.status, 63) }
+    }
+
+    func testABadChunkSizeExits56AndABrokenBrotliStream61AsCurl() throws {
+        // libcurl's CURLE_RECV_ERROR for a chunk size it cannot read, the body before it written.
+        let chunked = try rawServer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\nZZ\r\n")
+        let chunkedArguments = ["-s", chunked.url("/raw").absoluteString]
+        let result = try start(chunkedArguments).finish()
+        XCTAssertEqual(result.status, 56, result.stderrText)
+        XCTAssertEqual(result.stdoutText, "ab")
+        if let curl = try RealCurl.run(chunkedArguments) { XCTAssertEqual(curl.status, 56) }
+        // Its CURLE_BAD_CONTENT_ENCODING for a brotli stream it cannot start, with --compressed
+        // (where libcurl has brotli).
+        guard Network.Engine.automatic.resolved == .curl, Network.Engine.curlFeatures?.contentDecoders.contains("br") == true else { return }
+        let brotli = try rawServer("HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 4\r\n\r\n\u{7F}\u{7F}\u{7F}\u{7F}")
+        let brotliArguments = ["-s", "--compressed", brotli.url("/raw").absoluteString]
+        XCTAssertEqual(try start(brotliArguments).finish().status, 61)
+        if let curl = try RealCurl.run(brotliArguments) { XCTAssertEqual(curl.status, 61) }
     }
 
     func testTimeoutExits28() throws {

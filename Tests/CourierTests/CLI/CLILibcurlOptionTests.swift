@@ -3,8 +3,8 @@ import Foundation
 import XCTest
 
 /// The options libcurl implements, which courier hands to it on the curl engine (`--resolve`,
-/// `--connect-to`, `--noproxy`, `-p`, `-U`, `--tr-encoding`, `--netrc…`) and refuses on the
-/// URLSession engine with curl's exit code 4; and `-z`, which courier turns into the header
+/// `--connect-to`, `--noproxy`, `-p`, `-U`, `--tr-encoding`, `--netrc…`, `--ignore-content-length`)
+/// and refuses on the URLSession engine with curl's exit code 4; and `-z`, which courier turns into the header
 /// libcurl sends. Where the `curl` command is installed, the same line must send the same.
 final class CLILibcurlOptionTests: CLITestCase {
     private var usesCurl: Bool { Network.Engine.automatic.resolved == .curl }
@@ -182,5 +182,60 @@ final class CLILibcurlOptionTests: CLITestCase {
         XCTAssertEqual(basic.stdoutText, "denied")
         XCTAssertEqual(try lastRequest(to: "/login", on: server).header("Authorization"), "Basic cm9ib3Q6aHVudGVyMg==")
         XCTAssertEqual(server.requestCount, 1)
+    }
+}
+
+extension CLILibcurlOptionTests {
+    func testIgnoreContentLengthReadsToTheClose() throws {
+        let server = try makeServer()
+        server.route("/long") { _, writer in
+            writer.write(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nabcdef".utf8))
+            writer.closeConnection()
+        }
+        let url = server.url("/long").absoluteString
+        guard Network.Engine.automatic.resolved == .curl else {
+            try assertRefused(["--ignore-content-length", url], naming: "--ignore-content-length", on: server)
+            return
+        }
+        let whole = try courier("-s", "--ignore-content-length", url)
+        XCTAssertEqual(whole.status, 0, whole.stderrText)
+        XCTAssertEqual(whole.stdoutText, "abcdef")
+        XCTAssertEqual(try courier("-s", url).stdoutText, "ab", "without it, the length is believed")
+        if let curl = try RealCurl.run(["-s", "--ignore-content-length", url]) {
+            XCTAssertEqual(curl.stdoutText, "abcdef", "as curl reads it")
+        }
+    }
+}
+
+extension CLILibcurlOptionTests {
+    /// `-z` not met by the answer's `Last-Modified`: its body is dropped, no `-o` file is made or
+    /// changed, and `%{response_code}` says 304, libcurl's simulated one; on every engine.
+    func testATimeConditionTheAnswerDoesNotMeetDropsItsBody() throws {
+        let server = try makeServer()
+        server.route("/doc") { _, writer in
+            writer.respond(status: 200, headers: ["Last-Modified": "Sun, 12 Dec 1999 10:00:00 GMT"], text: "document")
+        }
+        let url = server.url("/doc").absoluteString
+        let cases: [([String], String)] = [
+            (["-z", "dec 12 11:00:00 1999 GMT"], "304"),            // not modified since: dropped
+            (["-z", "dec 12 09:00:00 1999 GMT"], "document200"),    // modified since
+            (["-z", "-dec 12 11:00:00 1999 GMT"], "document200"),   // not modified since, as asked
+            (["-z", "-dec 12 09:00:00 1999 GMT"], "304"),           // modified since: dropped
+        ]
+        for (condition, expected) in cases {
+            let arguments = ["-s", "-w", "%{response_code}"] + condition + [url]
+            let result = try courier(arguments)
+            XCTAssertEqual(result.status, 0, result.stderrText)
+            XCTAssertEqual(result.stdoutText, expected, "\(condition)")
+            if let curl = try RealCurl.run(arguments) { XCTAssertEqual(curl.stdoutText, expected, "curl \(condition)") }
+        }
+        let file = try makeFile(named: "kept", content: Data("original".utf8))
+        let kept = try courier("-s", "-z", "dec 12 11:00:00 1999 GMT", "-o", file.path, url)
+        XCTAssertEqual(kept.status, 0, kept.stderrText)
+        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "original", "the file is not touched")
+    }
+
+    private func courier(_ arguments: [String]) throws -> CLIResult {
+        try start(arguments).finish()
     }
 }

@@ -157,8 +157,21 @@ final class CLIResumeAndHeadTests: CLITestCase {
         }
         let folder = try makeTemporaryDirectory()
         let url = server.url("/feed").absoluteString
+        let alone = try start(["-s", "--etag-compare", "etag.txt", "-o", "feed.xml", url], in: folder).finish()
+        XCTAssertEqual(alone.status, 26, "no ETag file to compare: curl's read error, before any request")
+        XCTAssertEqual(server.requestCount, 0)
+        // With --etag-save to make it (curl's test 344): an empty ETag is sent, as curl sends it.
         let first = try start(["-s", "--etag-compare", "etag.txt", "--etag-save", "etag.txt", "-o", "feed.xml", url], in: folder).finish()
-        XCTAssertEqual(first.status, 26, "no ETag file yet: curl's read error, before any request")
+        XCTAssertEqual(first.status, 0, first.stderrText)
+        XCTAssertEqual(try lastRequest(to: "/feed", on: server).header("If-None-Match"), "\"\"")
+        if let curl = try RealCurl.run(["-s", "--etag-compare", "curl-etag.txt", "--etag-save", "curl-etag.txt", "-o", "curl.xml", url],
+                                       in: folder) {
+            XCTAssertEqual(curl.status, 0, curl.stderrText)
+            XCTAssertEqual(try lastRequest(to: "/feed", on: server).header("If-None-Match"), "\"\"", "as curl sends it")
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("curl-etag.txt"))
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("curl.xml"))
+        }
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("etag.txt"))
         let saved = try start(["-s", "--etag-save", "etag.txt", "-o", "feed.xml", url], in: folder).finish()
         XCTAssertEqual(saved.status, 0, saved.stderrText)
         XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent("etag.txt"), encoding: .utf8), "\"v7\"\n")
@@ -167,5 +180,65 @@ final class CLIResumeAndHeadTests: CLITestCase {
         XCTAssertEqual(unchanged.status, 0, unchanged.stderrText)
         XCTAssertEqual(try lastRequest(to: "/feed", on: server).header("If-None-Match"), "\"v7\"")
         XCTAssertEqual(fileNames(in: folder), ["etag.txt"], "a 304 writes no file, as in curl")
+    }
+}
+
+extension CLIResumeAndHeadTests {
+    /// `--etag-save FILE` is made (empty) before the transfer, as curl opens it: an answer with
+    /// a blank ETag leaves it empty; a file that cannot be made skips the transfer with curl's
+    /// warning, and a line with no transfer left exits 26 ("no transfer performed").
+    func testETagSaveMakesItsFileBeforeTheTransfer() throws {
+        let server = try makeServer()
+        server.route("/blank") { _, writer in writer.respond(status: 200, headers: ["ETag": ""], text: "body") }
+        let folder = try makeTemporaryDirectory()
+        let url = server.url("/blank").absoluteString
+        for tool in ["courier", "curl"] {
+            let arguments = ["-s", "-o", "out", "--etag-save", "etag-\(tool).txt", url]
+            guard let result = tool == "courier" ? try start(arguments, in: folder).finish() : try RealCurl.run(arguments, in: folder) else { continue }
+            XCTAssertEqual(result.status, 0, "\(tool): \(result.stderrText)")
+            XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent("etag-\(tool).txt"), encoding: .utf8), "", tool)
+        }
+        let before = server.requestCount
+        let skipped = try start(["--no-progress-meter", "--etag-save", "nowhere/etag.txt", url], in: folder).finish()
+        XCTAssertEqual(skipped.status, 26, skipped.stderrText)
+        XCTAssertTrue(skipped.stderrText.hasPrefix("Warning: Failed creating file for saving etags: \"nowhere/etag.txt\". Skip this transfer\n"),
+                      skipped.stderrText)
+        XCTAssertEqual(server.requestCount, before, "nothing sent")
+        if let curl = try RealCurl.run(["-s", "--etag-save", "nowhere/etag.txt", url], in: folder) {
+            XCTAssertEqual(curl.status, 26, "curl's exit status")
+        }
+    }
+
+    /// More `-o` than URLs: the others are left unused, with curl's warning, word for word.
+    func testMoreOutputsThanURLsAreWarnedAbout() throws {
+        let server = try makeServer().withStandardRoutes()
+        let folder = try makeTemporaryDirectory()
+        let arguments = ["--no-progress-meter", "-o", "one", "-o", "two", server.url("/hello").absoluteString]
+        let result = try start(arguments, in: folder).finish()
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        XCTAssertEqual(result.stderrText, "Warning: Got more output options than URLs\n")
+        XCTAssertEqual(fileNames(in: folder), ["one"])
+        if let curl = try RealCurl.run(arguments, in: try makeTemporaryDirectory()) {
+            XCTAssertEqual(curl.stderrText, result.stderrText, "curl's warning")
+        }
+    }
+}
+
+extension CLIResumeAndHeadTests {
+    /// `-D -` with `-i`: both write the head to stdout, line by line in turn, as curl writes it
+    /// (each line twice), then the body.
+    func testDumpHeaderToStdoutWithIncludeWritesEachLineTwice() throws {
+        let server = try makeServer().withStandardRoutes()
+        let arguments = ["-s", "-D", "-", "-i", server.url("/hello").absoluteString]
+        let result = try start(arguments).finish()
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        let text = result.stdoutText.replacingOccurrences(of: "Date: [^\r]*\r\n", with: "", options: .regularExpression)
+        XCTAssertTrue(text.hasPrefix("HTTP/1.1 200 OK\r\nHTTP/1.1 200 OK\r\n"), text)
+        XCTAssertTrue(text.hasSuffix("\r\n\r\n\r\nhello"), text)
+        // The fields as received: the curl engine's (URLSession hands them over sorted).
+        if Network.Engine.automatic.resolved == .curl, let curl = try RealCurl.run(arguments) {
+            XCTAssertEqual(curl.stdoutText.replacingOccurrences(of: "Date: [^\r]*\r\n", with: "", options: .regularExpression), text,
+                           "as curl writes it")
+        }
     }
 }

@@ -99,3 +99,49 @@ final class CLITLSTests: CLITestCase {
         assertUsageError(try courier("--engine", "curl", "--key", "k.pem", "https://127.0.0.1:1/"), mentions: "--key needs --cert")
     }
 }
+
+extension CLITLSTests {
+    /// `--proxy-insecure` goes to libcurl: an https proxy whose certificate is not trusted is
+    /// used all the same (without it: exit 60, as curl), and the proxy request is curl's, its
+    /// `Proxy-Connection` last. On URLSession, it is refused (exit 4).
+    func testProxyInsecureTrustsAnHTTPSProxy() throws {
+        let proxy = try tlsServer()
+        let arguments = ["-x", "https://127.0.0.1:\(proxy.port)", "http://origin.invalid/x"]
+        let refused = try start(["--engine", "curl", "-s"] + arguments).finish()
+        XCTAssertEqual(refused.status, 60, refused.stderrText)
+        let result = try start(["--engine", "curl", "-s", "--proxy-insecure"] + arguments).finish()
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "GET http://origin.invalid/x HTTP/1.1", result.stdoutText)
+        XCTAssertEqual(lines.last, "Proxy-Connection: Keep-Alive", "where curl sends it: \(result.stdoutText)")
+        if RealCurl.courierRunsOnTheMeasuredLibcurl, let curl = try RealCurl.run(["-s", "--proxy-insecure"] + arguments) {
+            XCTAssertEqual(result.stdoutText, curl.stdoutText, "as curl sends it")
+        }
+        let urlSession = try start(["--engine", "urlsession", "--proxy-insecure", "http://127.0.0.1:1/x"]).finish()
+        XCTAssertEqual(urlSession.status, 4, urlSession.stderrText)
+        XCTAssertTrue(urlSession.stderrText.contains("--proxy-insecure"), urlSession.stderrText)
+    }
+
+    /// `--crlfile` goes to libcurl, which loads the file before the handshake: one it cannot
+    /// load fails the transfer (curl's exit is 82, CURLE_SSL_CRL_BADFILE, which the library does
+    /// not tell apart: courier's is 56) where the same line without it goes through. On
+    /// URLSession, it is refused (exit 4), nothing sent.
+    func testCRLFileGoesToLibcurl() throws {
+        let server = try tlsServer()
+        let authority = try tlsCertificates.authority.path
+        let notACRL = try makeFile(named: "bad.crl", content: Data("not a CRL\n".utf8)).path
+        let url = server.url.absoluteString
+        let result = try start(["--engine", "curl", "--cacert", authority, "--crlfile", notACRL, url]).finish()
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.stderrText.contains("error loading CRL file"), result.stderrText)
+        XCTAssertEqual(result.stdout, Data())
+        if let curl = ExternalTool.path(of: "curl") {
+            let reference = try ExternalTool.run(curl, ["-s", "-o", "/dev/null", "--cacert", authority, "--crlfile", notACRL, url])
+            XCTAssertEqual(reference.status, 82, reference.stderrText)
+        }
+        try assertExit(0, ["--cacert", authority], server: server)
+        let refused = try start(["--engine", "urlsession", "--crlfile", notACRL, url]).finish()
+        XCTAssertEqual(refused.status, 4, refused.stderrText)
+        XCTAssertTrue(refused.stderrText.contains("--crlfile"), refused.stderrText)
+    }
+}

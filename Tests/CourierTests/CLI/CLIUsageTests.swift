@@ -20,7 +20,6 @@ final class CLIUsageTests: CLITestCase {
         assertUsageError(try courier("--retries", "many", "http://127.0.0.1/"), mentions: "--retries")
         assertUsageError(try courier("--max-concurrent", "0", "http://127.0.0.1/"), mentions: "--max-concurrent")
         assertUsageError(try courier("http://127.0.0.1/", "-o"), mentions: "-o needs a value")
-        assertUsageError(try courier("-H", "NoColon", "http://127.0.0.1/"), mentions: "Name: value")
     }
 
     func testConflictingOptions() throws {

@@ -9,7 +9,7 @@ import XCTest
 
 /// curl's options that change what goes on the wire and that libcurl does itself, which courier
 /// hands to it on the curl engine (`--request-target`, `--path-as-is`, `-0`, `--haproxy-protocol`,
-/// `--interface`, `-4`/`-6`, `--proxy1.0`, `--raw`, `--http0.9`) and refuses on the URLSession
+/// `--interface`, `-4`/`-6`, `--proxy1.0`, `--raw`, `--http0.9`, `--proxy-header`) and refuses on the URLSession
 /// engine with curl's exit code 4; and `--socks4`/`--socks5`…, curl's `-x` with a SOCKS type.
 /// Where the `curl` command is installed, the same line must put the same bytes on the wire.
 final class CLIWireOptionTests: CLITestCase {
@@ -121,6 +121,27 @@ final class CLIWireOptionTests: CLITestCase {
                 XCTAssertEqual(result.status, 97, "\(kind): \(result.stderrText)")
             }
         }
+    }
+
+    func testProxyHeaderGoesToTheProxyOnly() throws {
+        guard usesCurl else {
+            try assertRefused(["--proxy-header", "X-For-Proxy: 1"], naming: "--proxy-header")
+            return
+        }
+        // A proxy request: the request's fields, then the proxy's lines; a Proxy-Connection
+        // among them is sent once, in their place.
+        let proxied = try wire { ["-x", "127.0.0.1:\($0.port)", "--proxy-header", "X-For-Proxy: 1", "--proxy-header",
+                                  "Proxy-Connection: Keep-Alive", "-H", "X-For-Server: 2", "http://origin.invalid/x"] }
+        XCTAssertTrue(proxied.hasPrefix("GET http://origin.invalid/x HTTP/1.1\r\n"), proxied)
+        XCTAssertTrue(proxied.hasSuffix("X-For-Server: 2\r\nX-For-Proxy: 1\r\nProxy-Connection: Keep-Alive\r\n\r\n"), proxied)
+        XCTAssertEqual(proxied.components(separatedBy: "Proxy-Connection").count, 2, proxied)
+        // A tunnel: the CONNECT carries the proxy's lines, not the server's (the capture answers
+        // it and nothing more, so the request in the tunnel times out).
+        let tunnel = try wire({ ["-m", "1", "-p", "-x", "127.0.0.1:\($0.port)", "--proxy-header", "X-For-Proxy: 1",
+                                 "-H", "X-For-Server: 2", "http://origin.invalid/x"] }, status: nil)
+        let connect = tunnel.components(separatedBy: "\r\n\r\n").first ?? ""
+        XCTAssertTrue(connect.hasPrefix("CONNECT origin.invalid:80 HTTP/1.1\r\n") && connect.hasSuffix("\r\nX-For-Proxy: 1"), connect)
+        XCTAssertFalse(connect.contains("X-For-Server"), connect)
     }
 
     func testRawKeepsTheChunksAndHTTP09TakesABodyWithoutHead() throws {

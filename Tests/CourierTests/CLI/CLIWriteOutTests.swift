@@ -34,6 +34,15 @@ final class CLIWriteOutTests: CLITestCase {
         // Without -L the redirect is the answer, as in curl: its Location is %{redirect_url}.
         let unfollowed = try courier("-s", server.url("/moved").absoluteString, "-w", "%{num_redirects} %{http_code} %{redirect_url}")
         XCTAssertEqual(unfollowed.stdoutText, "0 301 \(server.url("/made").absoluteString)")
+        // A Location without a path is written with `/`, as libcurl writes every URL it parses.
+        server.route("/portal") { _, writer in writer.respond(status: 302, headers: ["Location": "https://portal.invalid"]) }
+        let arguments = ["-s", "-w", "%{redirect_url}", server.url("/portal").absoluteString]
+        XCTAssertEqual(try courier(arguments).stdoutText, "https://portal.invalid/")
+        if let curl = try RealCurl.run(arguments) { XCTAssertEqual(curl.stdoutText, "https://portal.invalid/", "as curl writes it") }
+    }
+
+    private func courier(_ arguments: [String]) throws -> CLIResult {
+        try start(arguments).finish()
     }
 
     func testJSONHoldsEveryVariableAndParses() throws {

@@ -123,7 +123,8 @@ struct TLSCertificates {
 
 /// A real HTTPS server on 127.0.0.1: Python's `http.server` behind an `ssl.SSLContext`, answering
 /// every GET with `200` and `hello over tls`, but `/created` with `201`, an `X-Origin` header
-/// and `created over tls` (``createdURL``). Stopped by ``stop()``, or when the test process
+/// and `created over tls` (``createdURL``); as an https proxy, a request for an `http://` URL
+/// with the request line and header fields it received, one a line. Stopped by ``stop()``, or when the test process
 /// dies: it exits when its stdin closes.
 final class TLSTestServer: Sendable {
     private let server: PythonServerProcess
@@ -158,7 +159,11 @@ final class TLSTestServer: Sendable {
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             def do_GET(self):
-                if self.path == "/created":
+                if self.path.startswith("http://"):
+                    # A proxy request (the server as an https proxy): the head it received.
+                    body = ("%s %s %s\\n%s" % (self.command, self.path, self.request_version, self.headers)).encode()
+                    self.send_response(200)
+                elif self.path == "/created":
                     body = b"created over tls\\n"
                     self.send_response(201)
                     self.send_header("X-Origin", "courier-tls-test-server")

@@ -1,4 +1,5 @@
 import CCurl
+import Foundation
 
 /// Sets an easy handle up for ``LibcurlOptions``: each value goes to its `CURLOPT_…` as it is.
 enum CurlPassThrough {
@@ -33,26 +34,49 @@ enum CurlPassThrough {
         if libcurl.allowsHTTP09 { options.set(Int32(CCURLOPT_HTTP09_ALLOWED), 1) }
         // CURLPROXY_HTTP_1_0; a proxy URL with a scheme (socks5://) still says its own type.
         if libcurl.proxyUsesHTTP1_0 { options.set(Int32(CCURLOPT_PROXYTYPE), 1) }
+        if libcurl.ignoresContentLength { options.set(Int32(CCURLOPT_IGNORE_CONTENT_LENGTH), 1) }
+        if let file = libcurl.crlFile { options.set(Int32(CCURLOPT_CRLFILE), file) }
+        if libcurl.trustsProxyBlindly {
+            options.set(Int32(CCURLOPT_PROXY_SSL_VERIFYPEER), 0)
+            options.set(Int32(CCURLOPT_PROXY_SSL_VERIFYHOST), 0)
+        }
         // Set after the network's HTTP version (CurlConnectionOptions), which it overrides.
         if libcurl.usesHTTP1_0 { options.set(Int32(CCURLOPT_HTTP_VERSION), Int(CCURL_HTTP_VERSION_1_0)) }
     }
 }
 
-/// The libcurl lists `CURLOPT_RESOLVE` and `CURLOPT_CONNECT_TO` take, made once per network.
+/// The libcurl lists `CURLOPT_RESOLVE`, `CURLOPT_CONNECT_TO` and `CURLOPT_PROXYHEADER` take, made once per network.
 /// libcurl keeps the pointer (it does not copy these lists) and reads them when a transfer
 /// starts, so they live as long as the transport's settings, which outlive its handles.
 final class CurlHostLists: @unchecked Sendable {   // immutable after init; freed only in deinit
     let resolve: OpaquePointer?
     let connectTo: OpaquePointer?
+    /// ``LibcurlOptions/proxyHeaders`` as they are, and the same after the empty
+    /// `Proxy-Connection:` that leaves libcurl's own line out (``CurlProxyConnection``).
+    let proxyHeaders: OpaquePointer?
+    let proxyHeadersWithoutOwnLine: OpaquePointer?
 
     init(_ libcurl: LibcurlOptions) {
         resolve = Self.list(libcurl.resolve)
         connectTo = Self.list(libcurl.connectTo)
+        proxyHeaders = Self.list(libcurl.proxyHeaders)
+        proxyHeadersWithoutOwnLine = libcurl.proxyHeaders.isEmpty ? nil : Self.list(["Proxy-Connection:"] + libcurl.proxyHeaders)
     }
 
     deinit {
         if let resolve { ccurl_slist_free_all(resolve) }
         if let connectTo { ccurl_slist_free_all(connectTo) }
+        if let proxyHeaders { ccurl_slist_free_all(proxyHeaders) }
+        if let proxyHeadersWithoutOwnLine { ccurl_slist_free_all(proxyHeadersWithoutOwnLine) }
+    }
+
+    /// Whether the user's proxy lines name a `Proxy-Connection` of their own, which libcurl then
+    /// sends instead of its line (and Courier instead of the line it writes in curl's place).
+    static func namesProxyConnection(_ lines: [String]) -> Bool {
+        lines.contains { line in
+            guard let colon = line.firstIndex(of: ":") else { return false }
+            return line[..<colon].trimmingCharacters(in: .whitespaces).caseInsensitiveCompare("Proxy-Connection") == .orderedSame
+        }
     }
 
     private static func list(_ entries: [String]) -> OpaquePointer? {

@@ -10,7 +10,7 @@ import Foundation
 /// checks for its line and never sends (an empty value is a removal). Only the custom list would
 /// not do: libcurl 7.74 then sent both lines (measured), 7.88 one.
 ///
-/// Only for a request that surely goes to an HTTP proxy as a proxy request: an http URL, the
+/// Only for a request that surely goes to an HTTP proxy (or an https one) as a proxy request: an http URL, the
 /// network's own proxy (curl's `-x`), no tunnel (`-p`), no `no_proxy` list that could send it
 /// straight to the server (a `--noproxy` list that does not name the host is read: see
 /// ``mayBypass(_:_:)``). Otherwise libcurl's line stays libcurl's.
@@ -27,7 +27,9 @@ enum CurlProxyConnection {
             return false
         }
         guard let schemeEnd = proxy.range(of: "://") else { return true }
-        return proxy[..<schemeEnd.lowerBound].lowercased() == "http"
+        // An https proxy (TLS to the proxy) gets the same proxy request, the same line, as curl's.
+        let scheme = proxy[..<schemeEnd.lowerBound].lowercased()
+        return scheme == "http" || scheme == "https"
     }
 
     /// Whether a `--noproxy` list (``LibcurlOptions/noProxy``) may send a request for `host`

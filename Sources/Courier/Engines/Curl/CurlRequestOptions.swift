@@ -154,10 +154,14 @@ enum CurlRequestOptions {
         if bodyLength != nil, !negotiatesAuth, !fields.contains(where: { named($0.name, "Expect") }) { fields.append(("Expect", "")) }
         // Through an HTTP proxy, libcurl's Proxy-Connection line in curl's place (CurlProxyConnection).
         let toHTTPProxy = settings.proxies != nil && CurlProxyConnection.applies(to: request.url, settings: settings)
-        if toHTTPProxy, !fields.contains(where: { named($0.name, "Proxy-Connection") }) {
+        if toHTTPProxy, !fields.contains(where: { named($0.name, "Proxy-Connection") }),
+           !CurlHostLists.namesProxyConnection(settings.connection.libcurl.proxyHeaders) {
             fields.append(("Proxy-Connection", "Keep-Alive"))
         }
-        CurlHeaderOrder.arrange(&fields, bodyLength: method == "HEAD" || negotiatesAuth ? nil : bodyLength)
+        // A request that asks for a chunked body (`Transfer-Encoding: chunked`, curl's -H) gets
+        // it from libcurl, which then writes no length: nor does Courier, as curl sends none.
+        let chunked = fields.contains { named($0.name, "Transfer-Encoding") && $0.value.lowercased().contains("chunked") }
+        CurlHeaderOrder.arrange(&fields, bodyLength: method == "HEAD" || negotiatesAuth || chunked ? nil : bodyLength)
         if settings.connection.libcurl.requestsTransferEncoding {
             // libcurl writes its `Connection: TE` and `TE` lines (CURLOPT_TRANSFER_ENCODING) after
             // its own User-Agent and Accept lines and before the whole list: those two are left to
@@ -203,8 +207,12 @@ enum CurlRequestOptions {
             let proxy = proxies.proxy(for: request.url)
             set(Int32(CCURLOPT_PROXY), proxy?.host ?? "")
             if let port = proxy?.port { set(Int32(CCURLOPT_PROXYPORT), port) }
-            // Set either way: a reused handle must not keep another request's list.
-            options.set(Int32(CCURLOPT_PROXYHEADER), pointer: toHTTPProxy ? UnsafeRawPointer(CurlProxyConnection.ownLineRemoved) : nil)
+            // Set either way: a reused handle must not keep another request's list. The user's
+            // proxy lines (--proxy-header) go in it too: to the proxy only, after the request's
+            // own fields in a proxy request, and alone in a tunnel's CONNECT, as libcurl sends them.
+            let lists = settings.hostLists
+            let proxyList = toHTTPProxy ? lists.proxyHeadersWithoutOwnLine ?? CurlProxyConnection.ownLineRemoved : lists.proxyHeaders
+            options.set(Int32(CCURLOPT_PROXYHEADER), pointer: proxyList.map { UnsafeRawPointer($0) })
         }
         settings.tls.apply(to: &options)
         try options.check()

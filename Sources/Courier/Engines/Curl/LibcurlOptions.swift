@@ -139,6 +139,25 @@ public struct LibcurlOptions: Sendable, Hashable {
     /// trusted with the credentials. Default: `false`.
     public var sendsCredentialsToOtherHosts: Bool = false
 
+    /// `CURLOPT_PROXYHEADER` (curl's `--proxy-header`): header lines for the proxy only, as
+    /// libcurl takes them (`Name: value`, `Name:` to remove one of libcurl's, `Name;` for an
+    /// empty one): after the request's fields in a request through an HTTP proxy, and the only
+    /// custom lines of a tunnel's `CONNECT`. Only where the network has its own proxy (its
+    /// configuration's `connectionProxyDictionary`); a `Proxy-Connection` among them replaces libcurl's.
+    /// Default: none.
+    public var proxyHeaders: [String] = []
+    /// `CURLOPT_IGNORE_CONTENT_LENGTH` (curl's `--ignore-content-length`): the response's
+    /// `Content-Length` is not believed, and the body is read until the connection closes.
+    /// Default: `false`.
+    public var ignoresContentLength: Bool = false
+    /// `CURLOPT_CRLFILE` (curl's `--crlfile`): a PEM file of certificate revocation lists the
+    /// server's certificate is checked against; a revoked one fails the TLS handshake. Default: `nil`.
+    public var crlFile: String? = nil
+    /// `CURLOPT_PROXY_SSL_VERIFYPEER` and `CURLOPT_PROXY_SSL_VERIFYHOST` off (curl's
+    /// `--proxy-insecure`): an https proxy's certificate is not verified. Test proxies only.
+    /// Default: `false`.
+    public var trustsProxyBlindly: Bool = false
+
     /// Redirect statuses for ``LibcurlOptions/postRedirects``: libcurl's `CURL_REDIR_POST_…` bits.
     public struct PostRedirects: OptionSet, Sendable, Hashable {
         /// The `CURL_REDIR_POST_…` bits.
