@@ -172,8 +172,12 @@ struct Failure: Error, Equatable {
         // Transfer-Encoding", a broken brotli stream): the same CURLE_BAD_CONTENT_ENCODING.
         if detail.contains("Content or Transfer-Encoding") { return .badContentEncoding }
         // A chunk size libcurl cannot read ("Illegal or missing hexadecimal sequence", "Too long
-        // hexadecimal number" … "in chunked-encoding"): its CURLE_RECV_ERROR, curl's 56.
-        if detail.contains("in chunked-encoding") { return .networkFailure }
+        // hexadecimal number" … "in chunked-encoding"; from 8.6 "chunk hex-length char not a hex
+        // digit", "chunk hex-length longer than …", "invalid chunk size"): its CURLE_RECV_ERROR,
+        // curl's 56.
+        if detail.contains("in chunked-encoding") || detail.contains("chunk hex-length") || detail.contains("invalid chunk size") {
+            return .networkFailure
+        }
         if detail.contains("Too large response headers") { return .networkFailure }
         if detail.contains("Out of memory") { return .outOfMemory }
         return .badResponse
