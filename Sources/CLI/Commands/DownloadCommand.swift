@@ -27,8 +27,9 @@ struct DownloadCommand {
                 defer { finished.leave() }
                 while !session.interrupts.isInterrupted, let index = Self.take(from: nextIndex, count: items.count) {
                     let item = items[index]
-                    let request = Request<Data>(url: item.url, headers: plan.headers.fields,
+                    var request = Request<Data>(url: item.url, headers: plan.headers.fields,
                                                 authentication: plan.headers.authentication, timeout: plan.settings.timeout)
+                    request.headerOrder = plan.headers.order
                     let result = session.network.downloadSynchronously(request, to: item.destination, options: plan.options,
                                                                        progress: { display.update(index, $0) })
                     results.withLock { $0[index] = result }

@@ -108,6 +108,7 @@ struct RequestCommand {
             response.body = body
             return response
         }
+        request.headerOrder = plan.headers.order
         request.acceptedStatusCodes = Set(100..<1000)
         session.network.observers = (plan.verbose ? [VerboseLog(console: console, start: .now())] : [])
             + (trace.map { [TraceLog(file: $0)] } ?? [])

@@ -159,6 +159,7 @@ struct TransferAttempt {
         var request = Request(method: transfer.method(in: plan), location: .url(transfer.url), headers: headers,
                               body: transfer.body(in: plan),
                               authentication: plan.headers.authentication, timeout: plan.settings.timeout) { body, _ in body }
+        request.headerOrder = plan.headers.order
         // Every status is an answer, printed or saved as any other, as in curl.
         request.acceptedStatusCodes = Set(100..<1000)
         return request

@@ -10,6 +10,9 @@ import Foundation
 struct RequestHeaders: Sendable, Equatable {
     /// Names are unique regardless of case; the last `-H` for a name wins.
     private(set) var fields: [String: String] = [:]
+    /// The names of ``fields`` in the order curl sends them: the order of the `-H` lines (a name
+    /// given again takes the later place), then the ones courier adds (``setDefault(_:_:)``).
+    private(set) var order: [String] = []
     /// Names given as `Name:`, lower-cased: headers not to send at all.
     private(set) var removed: Set<String> = []
     var authentication: Authentication?
@@ -74,7 +77,10 @@ struct RequestHeaders: Sendable, Equatable {
 
     /// Sets a header unless one of that name was given on the command line.
     mutating func setDefault(_ name: String, _ value: String) {
-        if !contains(name) { fields[name] = value }
+        if !contains(name) {
+            fields[name] = value
+            order.append(name)
+        }
     }
 
     /// Sets a header, replacing one given on the command line.
@@ -83,6 +89,8 @@ struct RequestHeaders: Sendable, Equatable {
             fields[key] = nil
         }
         fields[name] = value
+        order.removeAll { $0.caseInsensitiveCompare(name) == .orderedSame }
+        order.append(name)
     }
 
     /// `Name:` removes the header courier would send itself (User-Agent, Content-Type, …), not

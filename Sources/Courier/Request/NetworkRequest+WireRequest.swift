@@ -23,7 +23,8 @@ extension NetworkRequest {
     /// What the protocol's default `makeURLRequest()` builds, field for field and check for
     /// check, as a ``WireRequest``, but for the URL's: ``NetworkCore/prepare(_:)`` checks it
     /// once the network's defaults have completed it (each check parses the URL again).
-    func defaultWireRequest() throws -> WireRequest {
+    /// `order` names the fields to set first, in that order (``Request/headerOrder``).
+    func defaultWireRequest(order: [String] = []) throws -> WireRequest {
         let url: URL
         do {
             url = try makeURL()
@@ -33,6 +34,13 @@ extension NetworkRequest {
             throw NetworkError.invalidURL(String(describing: error))
         }
         var request = WireRequest(url: url, method: method.rawValue)
+        let headers = self.headers
+        for wanted in order {
+            for (name, value) in headers where HTTPHeaders.namesMatch(name, wanted) {
+                try HeaderValidation.check(name: name, value: value)
+                request.set(value, for: name)
+            }
+        }
         for (name, value) in headers {
             try HeaderValidation.check(name: name, value: value)
             request.set(value, for: name)
@@ -54,7 +62,7 @@ extension NetworkRequest {
 
 extension Request: BuildsWireRequest {
     func makeWireRequest() throws -> WireRequest {
-        try defaultWireRequest()
+        try defaultWireRequest(order: headerOrder)
     }
 }
 

@@ -16,6 +16,18 @@ public struct Request<Output: Sendable>: NetworkRequest {
     public var method: HTTPMethod
     /// Header fields sent as given.
     public var headers: [String: String]
+    /// The order to send ``headers`` in, by name (ignoring case): the fields named here first, in
+    /// this order, then the others. Default: none, the dictionary's order, which changes from one
+    /// run of a program to the next. Where the receiver cares (a signature over the fields, a
+    /// comparison with what curl sends), name them here. Kept on the curl engine, which puts only
+    /// the fields libcurl writes itself (`Host`, `User-Agent`, `Accept`, …) where curl does;
+    /// URLSession sends its fields in an order of its own.
+    ///
+    /// ```swift
+    /// var request = Request<Data>.get(url, headers: ["X-Date": date, "X-Signature": signature])
+    /// request.headerOrder = ["X-Date", "X-Signature"]
+    /// ```
+    public var headerOrder: [String] = []
     /// The body to send.
     public var body: RequestBody?
     /// Credentials for the `Authorization` header.
@@ -206,6 +218,7 @@ public struct Request<Output: Sendable>: NetworkRequest {
             authentication: authentication, timeout: timeout
         ) { body, response in try transform(current(body, response)) }
         request.queryItems = queryItems
+        request.headerOrder = headerOrder
         request.acceptedStatusCodes = acceptedStatusCodes
         request.acceptedContentTypes = acceptedContentTypes
         request.rateLimit = rateLimit
