@@ -71,7 +71,8 @@ final class CLIUploadPairingTests: CLITestCase {
 extension CLIUploadPairingTests {
     /// `-T -` goes chunked on the curl engine, as curl sends stdin (its length unknown to curl);
     /// a `-H 'Transfer-Encoding: chunked'` makes any body chunked, with no `Content-Length`. On
-    /// URLSession, stdin goes with its length, as before.
+    /// URLSession, both go with their length: FoundationNetworking's own chunked upload from a
+    /// file hangs now and then (URLSession+Transport's `withoutChunkedFraming`).
     func testStdinAndAChunkedHeaderSendTheBodyChunked() throws {
         let server = try makeServer().withStandardRoutes()
         let file = try makeFile(named: "body.txt", content: Data("from a file".utf8))
@@ -93,7 +94,7 @@ extension CLIUploadPairingTests {
             }
             for request in seen {
                 XCTAssertEqual(String(decoding: request.body, as: UTF8.self), line.body)
-                if chunks || line.stdin == nil {
+                if chunks {
                     XCTAssertEqual(request.header("Transfer-Encoding"), "chunked", "\(line.arguments)")
                     XCTAssertNil(request.header("Content-Length"), "\(line.arguments)")
                 } else {

@@ -49,7 +49,18 @@ extension URLSession: Transport {
     }
 
     func makeUploadTask(with request: WireRequest, fromFile file: URL, options: TaskOptions) -> any TransportTask {
-        uploadTask(with: Self.applying(options, to: request.urlRequest), fromFile: file)
+        uploadTask(with: Self.applying(options, to: Self.withoutChunkedFraming(request).urlRequest), fromFile: file)
+    }
+
+    /// A caller's `Transfer-Encoding: chunked` is not handed to FoundationNetworking with a body
+    /// from a file: its libcurl then frames the upload itself, and 3 of 60 such uploads (a
+    /// 12-byte file, six at a time, loopback) sent the head and never the body, waiting for
+    /// ever. The file goes with its length instead; the server receives the same bytes.
+    static func withoutChunkedFraming(_ request: WireRequest) -> WireRequest {
+        guard let coding = request.value(for: "Transfer-Encoding"), coding.lowercased().contains("chunked") else { return request }
+        var request = request
+        request.set(nil, for: "Transfer-Encoding")
+        return request
     }
 
     /// URLSession's only per-request limit is `timeoutInterval`, an idle timeout, which
