@@ -38,7 +38,7 @@ public func fuzzCookieAndDateHeaders(_ bytes: UnsafePointer<UInt8>?, _ count: In
         }
     }
     // The header the next request would carry: built from what was stored, never trapping.
-    _ = fixture.cookies.applying(to: URLRequest(url: fixture.url), now: fixture.now)
+    _ = fixture.cookies.applying(to: WireRequest(url: fixture.url), now: fixture.now)
     return 0
 }
 
