@@ -20,11 +20,14 @@ extension NetworkRequest {
         return try WireRequest(makeURLRequest())
     }
 
-    /// What the protocol's default `makeURLRequest()` builds, field for field and check for
-    /// check, as a ``WireRequest``, but for the URL's: ``NetworkCore/prepare(_:)`` checks it
+    /// The request built from ``NetworkRequest/makeURL()``, ``NetworkRequest/method``,
+    /// ``NetworkRequest/headers``, ``NetworkRequest/authentication`` and ``NetworkRequest/body``:
+    /// what the protocol's default `makeURLRequest()` returns (as a `URLRequest`), and what the
+    /// core sends for Courier's own types. `order` names the fields to set first, in that order
+    /// (``Request/headerOrder``). `checkingURL`: whether the URL is checked here (http(s), a
+    /// host, or relative); the core leaves it to ``NetworkCore/prepare(_:)``, which checks it
     /// once the network's defaults have completed it (each check parses the URL again).
-    /// `order` names the fields to set first, in that order (``Request/headerOrder``).
-    func defaultWireRequest(order: [String] = []) throws -> WireRequest {
+    func defaultWireRequest(order: [String] = [], checkingURL: Bool = false) throws -> WireRequest {
         let url: URL
         do {
             url = try makeURL()
@@ -33,6 +36,10 @@ extension NetworkRequest {
         } catch {
             throw NetworkError.invalidURL(String(describing: error))
         }
+        if checkingURL { try URLValidation.check(url, allowingRelative: true) }
+        // `timeoutInterval` stays URLRequest's default: the idle timeout is the request's
+        // `transferOptions` over the network's, which Courier watches itself; a value set on a
+        // `URLRequest` (an override, an interceptor) is taken as the idle timeout instead.
         var request = WireRequest(url: url, method: method.rawValue)
         let headers = self.headers
         for wanted in order {

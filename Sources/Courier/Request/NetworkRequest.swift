@@ -154,40 +154,9 @@ extension NetworkRequest {
     /// `Content-Type` comes from the body unless ``headers`` already names one; `Authorization`
     /// comes from ``authentication`` when it is set, replacing any given in ``headers``.
     public func makeURLRequest() throws -> URLRequest {
-        let url: URL
-        do {
-            url = try makeURL()
-        } catch let error as NetworkError {
-            throw error
-        } catch {
-            throw NetworkError.invalidURL(String(describing: error))
-        }
-        try URLValidation.check(url, allowingRelative: true)
-
-        var request = URLRequest(url: url)
-        // A new URLRequest is a GET already; Foundation's setter normalises the method through
-        // NSString, a visible cost on every small request.
-        if method != .get { request.httpMethod = method.rawValue }
-        // `timeoutInterval` stays URLRequest's default: the idle timeout is the request's
-        // `transferOptions` over the network's, which Courier watches itself; a value set here
-        // (an override, an interceptor) is taken as the idle timeout instead (RequestTimeout).
-        // Checked before `setValue`, which silently drops a value with CR, LF or NUL.
-        for (name, value) in headers {
-            try HeaderValidation.check(name: name, value: value)
-            request.setValue(value, forHTTPHeaderField: name)
-        }
-        if let authentication {
-            try HeaderValidation.check(authentication)
-            request.setValue(authentication.headerValue, forHTTPHeaderField: "Authorization")
-        }
-        if let body {
-            // Streamed bodies are uploaded from a file by the transfer, never held here.
-            if !body.isStreamed { request.httpBody = try body.encoded() }
-            if request.value(forHTTPHeaderField: "Content-Type") == nil, !body.contentType.isEmpty {
-                request.setValue(body.contentType, forHTTPHeaderField: "Content-Type")
-            }
-        }
-        return request
+        // The core's own build (``defaultWireRequest(order:checkingURL:)``), with the URL checked
+        // as a request built on its own needs: a relative URL stays relative, for a base URL.
+        try defaultWireRequest(checkingURL: true).urlRequest
     }
 
     /// Default: checks the status against ``acceptedStatusCodes`` (``NetworkError/httpStatus(_:)``
