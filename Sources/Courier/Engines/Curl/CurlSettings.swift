@@ -6,7 +6,9 @@ import FoundationNetworking
 /// What the curl engine works from: its ``CurlConfiguration`` (made from a
 /// `URLSessionConfiguration` where the network was), in the forms libcurl's options take, and
 /// the features of the libcurl it runs on. Cookies and the cache belong to the core, on both engines.
-struct CurlSettings: Sendable {
+/// A class: every request reads it, and a struct of this many parts was copied (each part
+/// retained and released) each time it was handed on.
+final class CurlSettings: Sendable {
     /// The configuration's ``CurlConfiguration/headers``, sent with every request unless the
     /// request sets the same header.
     let additionalHeaders: [(name: String, value: String)]

@@ -33,7 +33,9 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     /// The easy handle while the task is in the multi handle (loop thread).
     private(set) var easy: OpaquePointer?
-    private var headerList: OpaquePointer?
+    /// The header lines libcurl reads for the current request (shared with the network's other
+    /// requests that have the same; see ``CurlHeaderLines``).
+    private var headerLines: CurlHeaderLines?
     private var parser = ResponseHeadParser()
     /// A `401` (or a proxy's `407`) head held back while libcurl may answer its challenge itself (``LibcurlOptions/authMethods``
     /// other than Basic): libcurl decides only after the header callback has seen the head's end.
@@ -180,7 +182,8 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             try options.check()
             decodesContent = try CurlRequestOptions.apply(request, upload: upload, options: taskOptions, settings: transport.settings,
                                                           decompresses: taskOptions.decompresses, to: easy,
-                                                          headers: &headerList, context: Unmanaged.passUnretained(self).toOpaque())
+                                                          headers: &headerLines, headerCache: transport.headerLines,
+                                                          context: Unmanaged.passUnretained(self).toOpaque())
             let url = request.url
             usesTLS = CurlConnectionOptions.isHTTPS(url)
             try CurlConnectionOptions.apply(to: easy, usesTLS: usesTLS, settings: transport.settings, rateLimit: taskOptions.rateLimit,
@@ -489,8 +492,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         }
         if first {
             easy = nil
-            if let headerList { ccurl_slist_free_all(headerList) }
-            headerList = nil
+            headerLines = nil
             try? uploadFile?.close()
             uploadFile = nil
         }

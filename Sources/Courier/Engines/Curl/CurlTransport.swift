@@ -13,6 +13,8 @@ final class CurlTransport: Transport {
     /// end of each transfer copies nothing (see ``CurlMetrics``).
     let unixSocketPath: String?
     let readsConnectionID: Bool
+    /// The header lines of the network's last request, for the next one (``CurlHeaderLines``).
+    let headerLines = CurlHeaderLines.Cache()
     private let features: CurlFeatures
     private let callerLoops = Locked(CallerLoops())
 
