@@ -11,19 +11,77 @@ import FoundationNetworking
 /// Two responses are equal when their status, headers, URL, body and HTTP version are: their
 /// ``metrics`` (when and how the bytes came) take no part in equality or hashing.
 public struct HTTPResponse: Sendable, Hashable {
+    /// The parts, shared by the copies until one changes (copy on write): a response is handed
+    /// from the engine to the body, the judging, the completion and any error that carries it,
+    /// and as nine stored parts each copy was five retains and as many releases (about 10k
+    /// instructions of a small request, Docs/Performance.md); one reference is one.
+    private final class Storage: @unchecked Sendable {
+        // @unchecked: changed only through an HTTPResponse that holds the one reference
+        // (`isKnownUniquelyReferenced`), so never while another thread can see it.
+        var statusCode: Int
+        var headers: HTTPHeaders
+        var url: URL?
+        var body: Data
+        var decodesContent = true
+        var httpVersion: HTTPVersion
+        var metrics: TransferMetrics?
+        var cacheStatus: CacheStatus = .network
+        var headBytes: Data?
+
+        init(statusCode: Int, headers: HTTPHeaders, url: URL?, body: Data, httpVersion: HTTPVersion, metrics: TransferMetrics?) {
+            self.statusCode = statusCode
+            self.headers = headers
+            self.url = url
+            self.body = body
+            self.httpVersion = httpVersion
+            self.metrics = metrics
+        }
+
+        func copy() -> Storage {
+            let copy = Storage(statusCode: statusCode, headers: headers, url: url, body: body, httpVersion: httpVersion, metrics: metrics)
+            copy.decodesContent = decodesContent
+            copy.cacheStatus = cacheStatus
+            copy.headBytes = headBytes
+            return copy
+        }
+    }
+
+    private var storage: Storage
+
+    /// The parts, to be changed: this value's own from now on.
+    private mutating func changing() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
     /// The HTTP status code, e.g. `200`.
-    public var statusCode: Int
+    public var statusCode: Int {
+        get { storage.statusCode }
+        set { changing().statusCode = newValue }
+    }
     /// The response header fields, with case-insensitive lookup.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        get { storage.headers }
+        set { changing().headers = newValue }
+    }
     /// The URL that answered, after any redirects.
-    public var url: URL?
+    public var url: URL? {
+        get { storage.url }
+        set { changing().url = newValue }
+    }
     /// The body bytes as received: decoded from their `Content-Encoding` (gzip, ...) when the
     /// request asked for a coding, as in-memory and streamed requests do by default; as sent
     /// when it did not (a download asks for `identity`: see <doc:Security#Decompression-bombs>).
-    public var body: Data
+    public var body: Data {
+        get { storage.body }
+        set { changing().body = newValue }
+    }
     /// Whether a content-coded body reaches Courier decoded: URLSession always decodes; the curl
     /// engine only when the request asked for a coding. Set by the engine that made the value.
-    var decodesContent = true
+    var decodesContent: Bool {
+        get { storage.decodesContent }
+        set { changing().decodesContent = newValue }
+    }
     /// The version of HTTP the response came over: `HTTP/2`, `HTTP/1.1`, ... (see
     /// ``HTTPVersion``; ``HTTPVersion/unknown`` on URLSession on Linux, which does not say).
     ///
@@ -31,7 +89,10 @@ public struct HTTPResponse: Sendable, Hashable {
     /// let page = try network.scheduleSynchronously(Request<Data>.get(url).withResponse()).get()
     /// print(page.response.httpVersion)   // HTTP/2
     /// ```
-    public var httpVersion: HTTPVersion
+    public var httpVersion: HTTPVersion {
+        get { storage.httpVersion }
+        set { changing().httpVersion = newValue }
+    }
     /// Where the time of the attempt that produced this response went, its connection and its
     /// bytes (see ``TransferMetrics``): set on a complete response (an in-memory output, a
     /// stream's completion, a response an error carries); `nil` on a head handed over before
@@ -42,31 +103,36 @@ public struct HTTPResponse: Sendable, Hashable {
     /// let page = try await network.response(for: Request<Data>.get(url).withResponse())
     /// print(page.response.metrics?.firstByte ?? .nan, page.response.metrics?.total ?? .nan)
     /// ```
-    public var metrics: TransferMetrics?
+    public var metrics: TransferMetrics? {
+        get { storage.metrics }
+        set { changing().metrics = newValue }
+    }
     /// Whether this response came from the network's ``HTTPCache`` (``CacheStatus/cached``,
     /// ``CacheStatus/revalidated``, ``CacheStatus/staleAfterError``) or from the server
     /// (``CacheStatus/network``, also where the network has no cache). Not part of equality.
-    public var cacheStatus: CacheStatus = .network
+    public var cacheStatus: CacheStatus {
+        get { storage.cacheStatus }
+        set { changing().cacheStatus = newValue }
+    }
     /// The head's lines as they arrived (status line, fields, the empty line, each with its own
     /// line ending), the interim heads before it (`100 Continue`, a challenge libcurl answered)
     /// first: what curl's `-i` and `-D` write. Set by the curl engine when the network keeps
     /// them (``ConnectionOptions/keepsHeadBytes``); `nil` otherwise. Not part of equality.
-    package var headBytes: Data?
+    package var headBytes: Data? {
+        get { storage.headBytes }
+        set { changing().headBytes = newValue }
+    }
 
     /// Creates a response value, e.g. for tests or a stub transport.
     public init(statusCode: Int, headers: HTTPHeaders = [:], url: URL? = nil, body: Data = Data(),
                 httpVersion: HTTPVersion = .http1_1, metrics: TransferMetrics? = nil) {
-        self.statusCode = statusCode
-        self.headers = headers
-        self.url = url
-        self.body = body
-        self.httpVersion = httpVersion
-        self.metrics = metrics
+        storage = Storage(statusCode: statusCode, headers: headers, url: url, body: body, httpVersion: httpVersion, metrics: metrics)
     }
 
     /// Status, headers, URL, body and HTTP version; not ``metrics``.
     public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
-        lhs.statusCode == rhs.statusCode && lhs.httpVersion == rhs.httpVersion && lhs.url == rhs.url
+        if lhs.storage === rhs.storage { return true }
+        return lhs.statusCode == rhs.statusCode && lhs.httpVersion == rhs.httpVersion && lhs.url == rhs.url
             && lhs.headers == rhs.headers && lhs.body == rhs.body
     }
 
