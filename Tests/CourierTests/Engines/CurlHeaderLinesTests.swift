@@ -55,9 +55,7 @@ final class CurlHeaderLinesTests: XCTestCase {
             // Four distinct sets of fields, so that neighbouring calls on other threads keep
             // replacing what the network last built.
             let request = Request<Data>.get(server.url("/hello?n=\(index)"), headers: ["X-Id": "\(index % 4)"])
-            do {
-                _ = try network.scheduleSynchronously(request)
-            } catch {
+            if case let .failure(error) = network.scheduleSynchronously(request) {
                 failures.mutate { $0?.append("\(index): \(error)") }
             }
         }
