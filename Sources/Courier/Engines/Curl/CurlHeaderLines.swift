@@ -61,7 +61,8 @@ final class CurlHeaderLines: @unchecked Sendable {
 
 extension CurlHeaderLines {
     /// The last lines a network built, for its next request (the loop's thread and the blocking
-    /// callers' threads build them, hence the lock; nothing but a comparison runs under it).
+    /// callers' threads build them, hence the lock: under it run only the comparison and the
+    /// swap of the kept lines; they are built outside it).
     final class Cache: Sendable {
         private let last = Locked<CurlHeaderLines?>(nil)
 
