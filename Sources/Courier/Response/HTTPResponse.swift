@@ -15,9 +15,9 @@ public struct HTTPResponse: Sendable, Hashable {
     /// from the engine to the body, the judging, the completion and any error that carries it,
     /// and as nine stored parts each copy was five retains and as many releases (about 10k
     /// instructions of a small request, Docs/Performance.md); one reference is one.
-    private final class Storage: @unchecked Sendable {
-        // @unchecked: changed only through an HTTPResponse that holds the one reference
-        // (`isKnownUniquelyReferenced`), so never while another thread can see it.
+    /// The parts as plain values; a copy of the storage is a copy of these (as in
+    /// ``TransferMetrics``), so no part can be left out of it.
+    private struct Parts {
         var statusCode: Int
         var headers: HTTPHeaders
         var url: URL?
@@ -27,60 +27,50 @@ public struct HTTPResponse: Sendable, Hashable {
         var metrics: TransferMetrics?
         var cacheStatus: CacheStatus = .network
         var headBytes: Data?
+    }
 
-        init(statusCode: Int, headers: HTTPHeaders, url: URL?, body: Data, httpVersion: HTTPVersion, metrics: TransferMetrics?) {
-            self.statusCode = statusCode
-            self.headers = headers
-            self.url = url
-            self.body = body
-            self.httpVersion = httpVersion
-            self.metrics = metrics
-        }
-
-        func copy() -> Storage {
-            let copy = Storage(statusCode: statusCode, headers: headers, url: url, body: body, httpVersion: httpVersion, metrics: metrics)
-            copy.decodesContent = decodesContent
-            copy.cacheStatus = cacheStatus
-            copy.headBytes = headBytes
-            return copy
-        }
+    private final class Storage: @unchecked Sendable {
+        // @unchecked: changed only through an HTTPResponse that holds the one reference
+        // (`isKnownUniquelyReferenced`), so never while another thread can see it.
+        var parts: Parts
+        init(_ parts: Parts) { self.parts = parts }
     }
 
     private var storage: Storage
 
     /// The parts, to be changed: this value's own from now on.
     private mutating func changing() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.parts) }
         return storage
     }
 
     /// The HTTP status code, e.g. `200`.
     public var statusCode: Int {
-        get { storage.statusCode }
-        set { changing().statusCode = newValue }
+        get { storage.parts.statusCode }
+        set { changing().parts.statusCode = newValue }
     }
     /// The response header fields, with case-insensitive lookup.
     public var headers: HTTPHeaders {
-        get { storage.headers }
-        set { changing().headers = newValue }
+        get { storage.parts.headers }
+        set { changing().parts.headers = newValue }
     }
     /// The URL that answered, after any redirects.
     public var url: URL? {
-        get { storage.url }
-        set { changing().url = newValue }
+        get { storage.parts.url }
+        set { changing().parts.url = newValue }
     }
     /// The body bytes as received: decoded from their `Content-Encoding` (gzip, ...) when the
     /// request asked for a coding, as in-memory and streamed requests do by default; as sent
     /// when it did not (a download asks for `identity`: see <doc:Security#Decompression-bombs>).
     public var body: Data {
-        get { storage.body }
-        set { changing().body = newValue }
+        get { storage.parts.body }
+        set { changing().parts.body = newValue }
     }
     /// Whether a content-coded body reaches Courier decoded: URLSession always decodes; the curl
     /// engine only when the request asked for a coding. Set by the engine that made the value.
     var decodesContent: Bool {
-        get { storage.decodesContent }
-        set { changing().decodesContent = newValue }
+        get { storage.parts.decodesContent }
+        set { changing().parts.decodesContent = newValue }
     }
     /// The version of HTTP the response came over: `HTTP/2`, `HTTP/1.1`, ... (see
     /// ``HTTPVersion``; ``HTTPVersion/unknown`` on URLSession on Linux, which does not say).
@@ -90,8 +80,8 @@ public struct HTTPResponse: Sendable, Hashable {
     /// print(page.response.httpVersion)   // HTTP/2
     /// ```
     public var httpVersion: HTTPVersion {
-        get { storage.httpVersion }
-        set { changing().httpVersion = newValue }
+        get { storage.parts.httpVersion }
+        set { changing().parts.httpVersion = newValue }
     }
     /// Where the time of the attempt that produced this response went, its connection and its
     /// bytes (see ``TransferMetrics``): set on a complete response (an in-memory output, a
@@ -104,29 +94,29 @@ public struct HTTPResponse: Sendable, Hashable {
     /// print(page.response.metrics?.firstByte ?? .nan, page.response.metrics?.total ?? .nan)
     /// ```
     public var metrics: TransferMetrics? {
-        get { storage.metrics }
-        set { changing().metrics = newValue }
+        get { storage.parts.metrics }
+        set { changing().parts.metrics = newValue }
     }
     /// Whether this response came from the network's ``HTTPCache`` (``CacheStatus/cached``,
     /// ``CacheStatus/revalidated``, ``CacheStatus/staleAfterError``) or from the server
     /// (``CacheStatus/network``, also where the network has no cache). Not part of equality.
     public var cacheStatus: CacheStatus {
-        get { storage.cacheStatus }
-        set { changing().cacheStatus = newValue }
+        get { storage.parts.cacheStatus }
+        set { changing().parts.cacheStatus = newValue }
     }
     /// The head's lines as they arrived (status line, fields, the empty line, each with its own
     /// line ending), the interim heads before it (`100 Continue`, a challenge libcurl answered)
     /// first: what curl's `-i` and `-D` write. Set by the curl engine when the network keeps
     /// them (``ConnectionOptions/keepsHeadBytes``); `nil` otherwise. Not part of equality.
     package var headBytes: Data? {
-        get { storage.headBytes }
-        set { changing().headBytes = newValue }
+        get { storage.parts.headBytes }
+        set { changing().parts.headBytes = newValue }
     }
 
     /// Creates a response value, e.g. for tests or a stub transport.
     public init(statusCode: Int, headers: HTTPHeaders = [:], url: URL? = nil, body: Data = Data(),
                 httpVersion: HTTPVersion = .http1_1, metrics: TransferMetrics? = nil) {
-        storage = Storage(statusCode: statusCode, headers: headers, url: url, body: body, httpVersion: httpVersion, metrics: metrics)
+        storage = Storage(Parts(statusCode: statusCode, headers: headers, url: url, body: body, httpVersion: httpVersion, metrics: metrics))
     }
 
     /// Status, headers, URL, body and HTTP version; not ``metrics``.

@@ -21,7 +21,8 @@ final class CurlHeaderLines: @unchecked Sendable {
     /// Whether libcurl decodes the body (`CURLOPT_HTTP_CONTENT_DECODING`).
     let decodes: Bool
     /// The `User-Agent` for `CURLOPT_USERAGENT` where libcurl writes the agent line itself
-    /// (``LibcurlOptions/requestsTransferEncoding``): `""` for none.
+    /// (``LibcurlOptions/requestsTransferEncoding``; `""` for none); `nil` elsewhere, where the
+    /// agent is a line of the list.
     let ownAgent: String?
     /// The agent a proxy's `CONNECT` carries (libcurl's own line, not the list's), if any.
     let proxyAgent: String?
@@ -67,6 +68,8 @@ extension CurlHeaderLines {
         private let last = Locked<CurlHeaderLines?>(nil)
 
         /// The lines for `request`, reused when the last request's fields were the same.
+        /// `negotiatesAuth` and `settings` are the network's, the same for every request, so
+        /// they are not part of what is compared.
         func lines(for request: WireRequest, method: String, bodyLength: Int64?, decompresses: Bool, toHTTPProxy: Bool,
                    negotiatesAuth: Bool, settings: CurlSettings) -> CurlHeaderLines {
             let key = Key(fields: request.fields, method: method, bodyLength: bodyLength, decompresses: decompresses,
