@@ -80,27 +80,40 @@ enum HeaderValidation {
         }
     }
 
+    /// Whether `text` has token characters only (may be empty: the callers check that first).
+    /// Checked on the UTF-8 bytes: every token character is ASCII, and a byte of a non-ASCII
+    /// character is 0x80 or above, never one of them. (Checked as scalars against a `Set`, the
+    /// fields of every request cost a hash per character.)
     private static func isToken(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy { scalar in isASCIILetterOrDigit(scalar) || tokenSymbols.contains(scalar) }
+        text.utf8.allSatisfy(isTokenByte)
     }
 
     /// The symbols RFC 9110 §5.6.2 allows in a token besides letters and digits.
     private static let tokenSymbolList = "!#$%&'*+-.^_`|~"
-    private static let tokenSymbols = Set(tokenSymbolList.unicodeScalars)
 
-    private static func isASCIILetterOrDigit(_ scalar: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
     }
 
     /// The first control character in `text` other than HTAB, described for a message; `nil`
     /// if there is none. Bytes of 0x80 and above (UTF-8) are allowed, as RFC 9110's obs-text.
+    /// Read as UTF-8 bytes: control characters are ASCII, and no byte of another character is one.
     private static func controlCharacter(in text: String) -> String? {
-        for scalar in text.unicodeScalars where (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F {
-            switch scalar {
-            case "\r": return "a carriage return (CR)"
-            case "\n": return "a line feed (LF)"
-            case "\0": return "a NUL character"
-            default: return "the control character U+\(String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4))"
+        for byte in text.utf8 where (byte < 0x20 && byte != 0x09) || byte == 0x7F {
+            switch byte {
+            case 0x0D: return "a carriage return (CR)"
+            case 0x0A: return "a line feed (LF)"
+            case 0x00: return "a NUL character"
+            default: return "the control character U+\(String(byte, radix: 16, uppercase: true).leftPadded(to: 4))"
             }
         }
         return nil

@@ -19,7 +19,12 @@ public struct HTTPResponse: Sendable, Hashable {
     /// ``TransferMetrics``), so no part can be left out of it.
     private struct Parts {
         var statusCode: Int
-        var headers: HTTPHeaders
+        var headers: HTTPHeaders {
+            didSet { isContentCoded = HTTPResponse.isContentCoded(headers) }
+        }
+        /// Read from ``headers`` whenever they are set: a response's coding is asked three or four
+        /// times on the way in (the engine, the body, the decompression guard), each a lookup.
+        private(set) var isContentCoded: Bool
         var url: URL?
         var body: Data
         var decodesContent = true
@@ -27,6 +32,16 @@ public struct HTTPResponse: Sendable, Hashable {
         var metrics: TransferMetrics?
         var cacheStatus: CacheStatus = .network
         var headBytes: Data?
+
+        init(statusCode: Int, headers: HTTPHeaders, url: URL?, body: Data, httpVersion: HTTPVersion, metrics: TransferMetrics?) {
+            self.statusCode = statusCode
+            self.headers = headers
+            isContentCoded = HTTPResponse.isContentCoded(headers)
+            self.url = url
+            self.body = body
+            self.httpVersion = httpVersion
+            self.metrics = metrics
+        }
     }
 
     private final class Storage: @unchecked Sendable {
@@ -104,6 +119,9 @@ public struct HTTPResponse: Sendable, Hashable {
         get { storage.parts.cacheStatus }
         set { changing().parts.cacheStatus = newValue }
     }
+    /// Whether the body travels content-coded (see ``isContentCoded(_:)``), as the headers said
+    /// when they were set.
+    var isContentCoded: Bool { storage.parts.isContentCoded }
     /// The head's lines as they arrived (status line, fields, the empty line, each with its own
     /// line ending), the interim heads before it (`100 Continue`, a challenge libcurl answered)
     /// first: what curl's `-i` and `-D` write. Set by the curl engine when the network keeps

@@ -4,14 +4,15 @@ import FoundationNetworking
 #endif
 
 extension HTTPResponse {
-    /// Whether the body travels content-coded: a `Content-Encoding` other than `identity`.
+    /// Whether `headers` say the body travels content-coded: a `Content-Encoding` other than
+    /// `identity`. A response keeps the answer for its own headers (``isContentCoded``).
     ///
     /// Whether Courier receives it decoded is ``decodesContent``: URLSession always decodes
     /// (it cannot be turned off); the curl engine decodes when the request asked for a coding
     /// (in-memory and streamed bodies do by default) and otherwise hands the bytes on as they
     /// came (`CURLOPT_HTTP_CONTENT_DECODING` 0, as curl without `--compressed`), which is what a
     /// download asking for `identity` gets.
-    var isContentCoded: Bool {
+    static func isContentCoded(_ headers: HTTPHeaders) -> Bool {
         guard let coding = headers["Content-Encoding"] else { return false }
         let trimmed = coding.filter { $0 != " " && $0 != "\t" }
         return !trimmed.isEmpty && trimmed.lowercased() != "identity"

@@ -148,33 +148,36 @@ extension CurlRequestOptions {
 // libcurl calls these on the loop thread with the task as context; the task outlives its handle's
 // time in the multi handle (the loop holds it), so an unretained reference is safe.
 
-private func task(_ context: UnsafeMutableRawPointer?) -> CurlTask {
-    Unmanaged<CurlTask>.fromOpaque(context!).takeUnretainedValue()
+// Each callback borrows the task for its call (`_withUnsafeGuaranteedRef`): the loop's reference
+// keeps it alive, and a retain and a release per call (ten header lines, each body chunk) are
+// saved.
+private func withTask<Result>(_ context: UnsafeMutableRawPointer?, _ body: (CurlTask) -> Result) -> Result {
+    Unmanaged<CurlTask>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
 }
 
 private let curlHeaderCallback: ccurl_data_callback = { buffer, size, count, context in
     let length = size * count
-    let accepted = task(context).header(UnsafeRawBufferPointer(start: buffer, count: length))
+    let accepted = withTask(context) { $0.header(UnsafeRawBufferPointer(start: buffer, count: length)) }
     return accepted ? length : 0
 }
 
 private let curlWriteCallback: ccurl_data_callback = { buffer, size, count, context in
     let length = size * count
-    let accepted = task(context).write(UnsafeRawBufferPointer(start: buffer, count: length))
+    let accepted = withTask(context) { $0.write(UnsafeRawBufferPointer(start: buffer, count: length)) }
     return accepted ? length : Int(CCURL_WRITEFUNC_PAUSE)
 }
 
 private let curlReadCallback: ccurl_data_callback = { buffer, size, count, context in
     let length = size * count
-    return task(context).read(into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
+    return withTask(context) { $0.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: length)) }
 }
 
 private let curlSeekCallback: ccurl_seek_callback = { context, offset, _ in
     // libcurl seeks from the start only (SEEK_SET): CURL_SEEKFUNC_OK 0, CURL_SEEKFUNC_CANTSEEK 2.
-    task(context).rewind(to: Int64(offset)) ? 0 : 2
+    withTask(context) { $0.rewind(to: Int64(offset)) } ? 0 : 2
 }
 
 private let curlProgressCallback: ccurl_progress_callback = { context, _, _, uploadTotal, uploaded in
-    task(context).progress(uploaded: uploaded, uploadTotal: uploadTotal)
+    withTask(context) { $0.progress(uploaded: uploaded, uploadTotal: uploadTotal) }
     return 0
 }

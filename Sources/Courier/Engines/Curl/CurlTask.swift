@@ -37,6 +37,9 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// requests that have the same; see ``CurlHeaderLines``).
     private var headerLines: CurlHeaderLines?
     private var parser = ResponseHeadParser()
+    /// Whether heads are kept as they arrived (the CLI's `-i`, `-D`): read once here rather than
+    /// through the transport's settings for every header line.
+    private let keepsHeadBytes: Bool
     /// A `401` (or a proxy's `407`) head held back while libcurl may answer its challenge itself (``LibcurlOptions/authMethods``
     /// other than Basic): libcurl decides only after the header callback has seen the head's end.
     /// Another status line means it did (the head was an interim one, its body skipped, as for a
@@ -84,6 +87,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         self.request = request
         self.taskOptions = options
         self.upload = upload
+        keepsHeadBytes = transport.settings.connection.keepsHeadBytes
         errorBuffer.initialize(repeating: 0, count: 256)
     }
 
@@ -168,7 +172,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         }
         self.easy = easy
         connectionID = nil
-        parser = ResponseHeadParser(keepsBytes: transport.settings.connection.keepsHeadBytes)
+        parser = ResponseHeadParser(keepsBytes: keepsHeadBytes)
         connectCodeAtStatusLine = 0
         heldHead = nil
         redirect = nil
@@ -219,7 +223,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     /// One header line of the response.
     func header(_ line: UnsafeRawBufferPointer) -> Bool {
-        let readsTunnelHeads = transport.settings.connection.keepsHeadBytes
+        let readsTunnelHeads = keepsHeadBytes
         if readsTunnelHeads, line.starts(with: Self.statusLinePrefix) { connectCodeAtStatusLine = connectCode() }
         switch parser.consume(line) {
         case .pending:
