@@ -43,9 +43,10 @@ extension NetworkCore {
     ) -> NetworkTask {
         let request = withCoders(request)
         let baseRequest = prepare(request)
-        let body = DownloadBody(request: request, destination: destination, options: options,
+        let terms = RequestTerms(request)
+        let body = DownloadBody(request: consume request, destination: destination, options: options,
                                 recordedURL: try? baseRequest.get().url.absoluteString)
-        return submit(Transfer(core: self, request: request, baseRequest: baseRequest, body: body,
+        return submit(Transfer(core: self, terms: terms, baseRequest: baseRequest, body: body,
                                delivery: Delivery(target: target, progress: progress), completion: completion))
     }
 }

@@ -66,8 +66,10 @@ extension NetworkCore {
     func stream<R: NetworkRequest>(_ request: R, into buffer: StreamBuffer,
                                    progress: (@Sendable (TransferProgress) -> Void)?) -> NetworkTask {
         let request = withCoders(request)
-        let body = StreamBody(request: request, buffer: buffer)
-        return submit(Transfer(core: self, request: request, baseRequest: prepare(request), body: body,
+        let baseRequest = prepare(request)
+        let terms = RequestTerms(request)
+        let body = StreamBody(request: consume request, buffer: buffer)
+        return submit(Transfer(core: self, terms: terms, baseRequest: baseRequest, body: body,
                                delivery: Delivery(target: .immediate, progress: progress)) { buffer.end(with: $0) })
     }
 }

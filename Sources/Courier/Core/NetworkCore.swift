@@ -216,8 +216,11 @@ final class NetworkCore: Sendable {
         completion: @escaping @Sendable (Result<R.Output, any Error>) -> Void
     ) -> NetworkTask {
         let request = withCoders(request)
-        let body = MemoryBody(request: request, sizeLimit: maximumResponseSize.withLock { $0 })
-        return submit(Transfer(core: self, request: request, baseRequest: prepare(request), body: body,
+        let baseRequest = prepare(request)
+        let terms = RequestTerms(request)
+        // The body keeps the request: handed over (`consume`), not copied.
+        let body = MemoryBody(request: consume request, sizeLimit: maximumResponseSize.withLock { $0 })
+        return submit(Transfer(core: self, terms: terms, baseRequest: baseRequest, body: body,
                                delivery: Delivery(target: target, progress: progress), completion: completion))
     }
 

@@ -64,19 +64,19 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
 
     /// - Parameter baseRequest: `request` built and completed with the Network's defaults
     ///   (``NetworkCore/prepare(_:)``), or why it could not be.
-    init<R: NetworkRequest>(core: NetworkCore, request: R, baseRequest: Result<WireRequest, NetworkError>,
-                            body: Body, delivery: Delivery,
-                            completion: @escaping @Sendable (Result<Body.Output, any Error>) -> Void) {
+    init(core: NetworkCore, terms: RequestTerms, baseRequest: Result<WireRequest, NetworkError>,
+         body: Body, delivery: Delivery,
+         completion: @escaping @Sendable (Result<Body.Output, any Error>) -> Void) {
         self.core = core
         self.id = core.nextTransferID()
-        self.timeout = request.timeout
-        let options = request.transferOptions
+        self.timeout = terms.timeout
+        let options = terms.transferOptions
         let snapshot = core.settingsSnapshot()
         let settings = options.overridesSettings ? snapshot.overridden(by: options) : snapshot
         self.settings = settings
-        self.retryPolicy = request.retryPolicy ?? settings.retryPolicy
-        self.rateLimit = request.rateLimit
-        self.transferOptions = request.transferOptions
+        self.retryPolicy = terms.retryPolicy ?? settings.retryPolicy
+        self.rateLimit = terms.rateLimit
+        self.transferOptions = options
         self.cache = body.usesCache ? settings.cache : nil
         self.baseRequest = baseRequest
         self.body = body

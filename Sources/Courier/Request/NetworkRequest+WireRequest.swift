@@ -12,11 +12,22 @@ protocol BuildsWireRequest {
     func makeWireRequest() throws -> WireRequest
 }
 
+extension BuildsWireRequest {
+    /// `request`'s ``makeWireRequest()``, where `request` is of this type (the caller's cast of
+    /// its metatype said so). Read where it is: `request as? any BuildsWireRequest` copied the
+    /// whole request into an existential box (each of its parts retained) to ask one question.
+    static func wireRequest<R>(of request: R) throws -> WireRequest {
+        try withUnsafePointer(to: request) { pointer in
+            try UnsafeRawPointer(pointer).assumingMemoryBound(to: Self.self).pointee.makeWireRequest()
+        }
+    }
+}
+
 extension NetworkRequest {
     /// The request as the core sends it: built directly where the type is one of Courier's own
     /// (``BuildsWireRequest``), otherwise from its `makeURLRequest()`.
     func wireRequest() throws -> WireRequest {
-        if let native = self as? any BuildsWireRequest { return try native.makeWireRequest() }
+        if let native = Self.self as? any BuildsWireRequest.Type { return try native.wireRequest(of: self) }
         return try WireRequest(makeURLRequest())
     }
 

@@ -19,9 +19,9 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
     private let state = Locked(ReceivedBody())
 
     init(request: Request, sizeLimit: Int64) {
-        self.request = request
         self.sizeLimit = sizeLimit
         self.upload = RequestUpload(request.body)
+        self.request = request   // last: the request is moved in, not copied (ten retains)
     }
 
     var startsOffThread: Bool { upload.startsOffThread }

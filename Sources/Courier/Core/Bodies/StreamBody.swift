@@ -69,9 +69,9 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
     private let state = Locked(State())
 
     init(request: Request, buffer: StreamBuffer) {
-        self.request = request
         self.buffer = buffer
         self.upload = RequestUpload(request.body)
+        self.request = request   // after its last read: moved in, not copied
         let room = self.room
         self.signalRoom = { room.signal() }
     }
