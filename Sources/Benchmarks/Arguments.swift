@@ -89,7 +89,7 @@ struct Arguments {
 
     static let usage = """
         usage: Benchmarks <case> [options]; each run prints one JSON line.
-          small    --client urlsession|urlsession-delegate|callback|blocking|async|bare-multi|bare-easy --url URL
+          small    --client urlsession|urlsession-delegate|callback|blocking|async|bare-multi|bare-multi-new-handles|bare-easy --url URL
                    [--count 5000] [--concurrency 1] [--expect-bytes 1024] [--engine urlsession|curl]
                    [--http 1.1|2 [--cacert FILE]] [--connections-per-host N]
           download --client urlsession|urlsession-data|courier --url URL --to PATH [--warmup-url URL] [--expect-bytes N]

@@ -59,6 +59,11 @@ private let countingWrite: ccurl_data_callback = { _, size, count, context in
 /// flight, each re-added as soon as it finishes: `curl_multi_perform`, harvest the finished
 /// transfers (`curl_multi_info_read`), `curl_multi_poll`, the loop Courier's curl engine runs
 /// minus everything Courier does around it.
+///
+/// `bare-multi-new-handles` is the same loop with a new easy handle for every transfer (the old
+/// one cleaned up as it finishes), as the curl engine does on libcurl 7.84.0 to 8.0.1 (curl
+/// issue #11101, ``CurlFeatures/reusesEasyHandles``): against it, what Courier adds on those
+/// libcurls without what their bug costs.
 final class BareMultiDriver: RequestDriver, @unchecked Sendable {  // used by one thread at a time (the benchmark's main thread).
     private let url: URL
     private let check: ResponseCheck
@@ -67,9 +72,12 @@ final class BareMultiDriver: RequestDriver, @unchecked Sendable {  // used by on
     private var handles: [OpaquePointer] = []
     /// One byte counter per handle, at the same index (stable addresses for the write callback).
     private var counters: [UnsafeMutablePointer<Int>] = []
+    /// Whether each finished handle is cleaned up and a new one made for the next transfer.
+    private let newHandlePerTransfer: Bool
 
     /// `maximumConnectionsPerHost` is `CURLMOPT_MAX_HOST_CONNECTIONS` (0: no limit, libcurl's default).
-    init(url: URL, check: ResponseCheck, maximumConnectionsPerHost: Int) {
+    init(url: URL, check: ResponseCheck, maximumConnectionsPerHost: Int, newHandlePerTransfer: Bool = false) {
+        self.newHandlePerTransfer = newHandlePerTransfer
         BareCurl.load()
         guard let multi = ccurl_multi_init() else { benchmarkFailure("curl_multi_init failed") }
         if maximumConnectionsPerHost > 0,
@@ -111,7 +119,13 @@ final class BareMultiDriver: RequestDriver, @unchecked Sendable {  // used by on
                 BareCurl.verify(done, result: result, bodyBytes: counter.pointee, check: check, into: failures)
                 finished += 1
                 if started < count {
-                    start(done, counter: counter)
+                    var next = done
+                    if newHandlePerTransfer {
+                        ccurl_easy_cleanup(done)
+                        next = BareCurl.makeHandle(url: url, counter: counter)
+                        if let index = counters.firstIndex(of: counter) { handles[index] = next }
+                    }
+                    start(next, counter: counter)
                     started += 1
                 }
             }

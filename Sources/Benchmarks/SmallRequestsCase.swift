@@ -23,7 +23,7 @@ import FoundationNetworking
 enum SmallRequestsCase {
     static func run(_ arguments: Arguments) {
         let client = arguments.choice("client", ["urlsession", "urlsession-delegate"] + CourierDriver.Style.allCases.map(\.rawValue)
-                                      + ["bare-multi", "bare-easy"])
+                                      + ["bare-multi", "bare-multi-new-handles", "bare-easy"])
         let url = arguments.url("url")
         let count = arguments.int("count", default: 5000)
         let concurrency = max(1, arguments.int("concurrency", default: 1))
@@ -49,10 +49,11 @@ enum SmallRequestsCase {
         let driver: any RequestDriver
         // The per-host connection limit the client ran with (0: none), for the report.
         var hostLimit: Int?
-        if client == "bare-multi" {
+        if client == "bare-multi" || client == "bare-multi-new-handles" {
             let limit = perHost ?? URLSessionConfiguration.ephemeral.httpMaximumConnectionsPerHost
             hostLimit = limit
-            driver = BareMultiDriver(url: url, check: check, maximumConnectionsPerHost: limit)
+            driver = BareMultiDriver(url: url, check: check, maximumConnectionsPerHost: limit,
+                                     newHandlePerTransfer: client == "bare-multi-new-handles")
         } else if client == "bare-easy" {
             guard concurrency == 1 else {
                 Arguments.fail("bare-easy is curl_easy_perform in a loop, one request at a time: it takes no --concurrency above 1 "
