@@ -81,11 +81,11 @@ enum HeaderValidation {
     }
 
     /// Whether `text` has token characters only (may be empty: the callers check that first).
-    /// Checked on the UTF-8 bytes: every token character is ASCII, and a byte of a non-ASCII
-    /// character is 0x80 or above, never one of them. (Checked as scalars against a `Set`, the
-    /// fields of every request cost a hash per character.)
+    /// Checked on the UTF-8 bytes, in place where the string keeps them: every token character
+    /// is ASCII, and a byte of a non-ASCII character is 0x80 or above, never one of them.
     private static func isToken(_ text: String) -> Bool {
-        text.utf8.allSatisfy(isTokenByte)
+        text.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy(isTokenByte) }
+            ?? text.utf8.allSatisfy(isTokenByte)
     }
 
     /// The symbols RFC 9110 §5.6.2 allows in a token besides letters and digits.
@@ -108,7 +108,10 @@ enum HeaderValidation {
     /// if there is none. Bytes of 0x80 and above (UTF-8) are allowed, as RFC 9110's obs-text.
     /// Read as UTF-8 bytes: control characters are ASCII, and no byte of another character is one.
     private static func controlCharacter(in text: String) -> String? {
-        for byte in text.utf8 where (byte < 0x20 && byte != 0x09) || byte == 0x7F {
+        // Most values have none: looked for in the string's own bytes, where it keeps them.
+        let clean = text.utf8.withContiguousStorageIfAvailable { bytes in !bytes.contains(where: isControlByte) }
+        if clean == true { return nil }
+        for byte in text.utf8 where isControlByte(byte) {
             switch byte {
             case 0x0D: return "a carriage return (CR)"
             case 0x0A: return "a line feed (LF)"
@@ -117,6 +120,11 @@ enum HeaderValidation {
             }
         }
         return nil
+    }
+
+    /// A control character other than HTAB: C0 or DEL.
+    private static func isControlByte(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != 0x09) || byte == 0x7F
     }
 
     /// A header name for a message: quoted, control characters escaped, at most 60 characters.
