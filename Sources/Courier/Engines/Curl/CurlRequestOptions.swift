@@ -26,13 +26,14 @@ enum CurlRequestOptions {
         // Every handle comes new or reset (CurlLoop.begin), so options are set only where they
         // differ from libcurl's defaults: redirects are never libcurl's (CURLOPT_FOLLOWLOCATION
         // stays 0), a GET is the default method, decoding is on unless turned off.
-        // http and https only, by the option this libcurl has (the string form is 7.85.0+).
+        // http and https only, by the option this libcurl has (the string form is 7.85.0+). No
+        // limit for libcurl's redirects (CURLOPT_REDIR_PROTOCOLS): it follows none, and
+        // RedirectPolicy refuses other schemes for Courier's own. Set anyway, libcurl parsed its
+        // "http,https" on every request for nothing (Performance.md).
         if settings.features.hasProtocolStringOptions {
             set(Int32(CCURLOPT_PROTOCOLS_STR), "http,https")
-            set(Int32(CCURLOPT_REDIR_PROTOCOLS_STR), "http,https")
         } else {
             set(Int32(CCURLOPT_PROTOCOLS), Int(CCURLPROTO_HTTP | CCURLPROTO_HTTPS))
-            set(Int32(CCURLOPT_REDIR_PROTOCOLS), Int(CCURLPROTO_HTTP | CCURLPROTO_HTTPS))
         }
         // Through a proxy an https request first opens a tunnel with `CONNECT`; without this,
         // libcurl hands the proxy's reply (`200 Connection established`) to the header callback

@@ -36,7 +36,10 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// The header lines libcurl reads for the current request (shared with the network's other
     /// requests that have the same; see ``CurlHeaderLines``).
     private var headerLines: CurlHeaderLines?
-    private var parser = ResponseHeadParser()
+    /// Unchecked for overlapping access (`@exclusivity(unchecked)`): it is touched on the loop
+    /// thread only, and no access to it calls out of the parser, so the run-time check made on
+    /// each header line (a thread-local lookup and a set insertion) could never fail.
+    @exclusivity(unchecked) private var parser = ResponseHeadParser()
     /// Whether heads are kept as they arrived (the CLI's `-i`, `-D`): read once here rather than
     /// through the transport's settings for every header line.
     private let keepsHeadBytes: Bool

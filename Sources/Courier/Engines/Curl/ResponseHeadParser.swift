@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads response heads from libcurl's header callback, one line at a time.
 ///
 /// libcurl hands over every line of every head it reads: `1xx` interim heads (`100 Continue`,
@@ -96,7 +98,7 @@ struct ResponseHeadParser {
         let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
         // libcurl refuses a NUL in a head from 7.83.0 on, but older ones hand it over: refused
         // here, so that no libcurl lets one through (RFC 9110 §5.5: invalid and dangerous).
-        if line.contains(0) {
+        if Self.find(0, in: line) != nil {
             return .malformed("a header line contains a NUL byte")
         }
         if line.starts(with: Self.statusPrefix) {
@@ -124,7 +126,7 @@ struct ResponseHeadParser {
             }
             current!.fields.continueLast(with: Self.trimmed(line[...]))
         } else {
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+            guard let colon = Self.find(UInt8(ascii: ":"), in: line) else {
                 return .malformed("a header line has no colon")
             }
             current!.fields.append(name: line[..<colon], value: Self.trimmed(line[(colon + 1)...]))
@@ -178,4 +180,12 @@ struct ResponseHeadParser {
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
+
+    /// The index of the first `byte` in `line`, found by `memchr` (a line is searched twice,
+    /// for a NUL and for its colon; byte by byte, that was about a tenth of its parsing).
+    private static func find(_ byte: UInt8, in line: UnsafeRawBufferPointer) -> Int? {
+        guard let base = line.baseAddress, !line.isEmpty,
+              let found = memchr(base, Int32(byte), line.count) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
+    }
 }
