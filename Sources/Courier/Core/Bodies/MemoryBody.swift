@@ -21,7 +21,7 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
     init(request: Request, sizeLimit: Int64) {
         self.sizeLimit = sizeLimit
         self.upload = RequestUpload(request.body)
-        self.request = request   // last: the request is moved in, not copied (ten retains)
+        self.request = request   // last, after its last read: moved in, not copied
     }
 
     var startsOffThread: Bool { upload.startsOffThread }
