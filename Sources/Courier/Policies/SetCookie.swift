@@ -38,8 +38,9 @@ struct SetCookie: Equatable {
         guard let pair = parts.first, let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return nil }
         let name = trimmed(pair[pair.startIndex..<equals])
         let value = trimmed(pair[(equals + 1)...])
+        // RFC 6265bis §5.6: a cookie whose name or value holds a control character (HTAB aside) is ignored.
         guard !name.isEmpty, name.count + value.count <= maximumNameAndValueBytes,
-              !(name + value).contains(where: isControl) else { return nil }
+              !(name + value).contains(where: HeaderValidation.isControlByte) else { return nil }
         var cookie = SetCookie(name: text(name), value: text(value))
         for attribute in parts.dropFirst() {
             cookie.apply(attribute)
@@ -144,9 +145,6 @@ struct SetCookie: Equatable {
     // MARK: - Bytes
 
     private static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
-
-    /// RFC 6265bis §5.6: a cookie whose name or value holds a control character (HTAB aside) is ignored.
-    private static func isControl(_ byte: UInt8) -> Bool { (byte < 0x20 && byte != 0x09) || byte == 0x7F }
 
     private static func isIPAddress(_ host: String) -> Bool {
         host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }

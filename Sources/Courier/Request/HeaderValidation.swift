@@ -80,10 +80,11 @@ enum HeaderValidation {
         }
     }
 
-    /// Whether `text` has token characters only (may be empty: the callers check that first).
+    /// Whether `text` has RFC 9110 token characters only (may be empty: the callers check that
+    /// first). Also the WebSocket handshake's check of its subprotocol names.
     /// Checked on the UTF-8 bytes, in place where the string keeps them: every token character
     /// is ASCII, and a byte of a non-ASCII character is 0x80 or above, never one of them.
-    private static func isToken(_ text: String) -> Bool {
+    static func isToken(_ text: String) -> Bool {
         text.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy(isTokenByte) }
             ?? text.utf8.allSatisfy(isTokenByte)
     }
@@ -91,16 +92,14 @@ enum HeaderValidation {
     /// The symbols RFC 9110 §5.6.2 allows in a token besides letters and digits.
     private static let tokenSymbolList = "!#$%&'*+-.^_`|~"
 
+    /// An ASCII letter or digit, or one of ``tokenSymbolList`` (the one list of the symbols, which
+    /// the error messages quote too).
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
-             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
-             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
         default:
-            return false
+            return tokenSymbolList.utf8.contains(byte)
         }
     }
 
@@ -108,22 +107,21 @@ enum HeaderValidation {
     /// if there is none. Bytes of 0x80 and above (UTF-8) are allowed, as RFC 9110's obs-text.
     /// Read as UTF-8 bytes: control characters are ASCII, and no byte of another character is one.
     private static func controlCharacter(in text: String) -> String? {
-        // Most values have none: looked for in the string's own bytes, where it keeps them.
-        let clean = text.utf8.withContiguousStorageIfAvailable { bytes in !bytes.contains(where: isControlByte) }
-        if clean == true { return nil }
-        for byte in text.utf8 where isControlByte(byte) {
-            switch byte {
-            case 0x0D: return "a carriage return (CR)"
-            case 0x0A: return "a line feed (LF)"
-            case 0x00: return "a NUL character"
-            default: return "the control character U+\(String(byte, radix: 16, uppercase: true).leftPadded(to: 4))"
-            }
+        // Looked for in the string's own bytes where it keeps them, through its UTF-8 view otherwise.
+        let found = text.utf8.withContiguousStorageIfAvailable { bytes in bytes.first(where: isControlByte) }
+            ?? text.utf8.first(where: isControlByte)
+        switch found {
+        case nil: return nil
+        case 0x0D: return "a carriage return (CR)"
+        case 0x0A: return "a line feed (LF)"
+        case 0x00: return "a NUL character"
+        case let byte?: return "the control character U+\(String(byte, radix: 16, uppercase: true).leftPadded(to: 4))"
         }
-        return nil
     }
 
-    /// A control character other than HTAB: C0 or DEL.
-    private static func isControlByte(_ byte: UInt8) -> Bool {
+    /// A control character other than HTAB: C0 or DEL. Also what makes a `Set-Cookie` ignored
+    /// (``SetCookie``).
+    static func isControlByte(_ byte: UInt8) -> Bool {
         (byte < 0x20 && byte != 0x09) || byte == 0x7F
     }
 

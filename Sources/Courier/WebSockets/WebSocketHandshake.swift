@@ -54,7 +54,7 @@ struct WebSocketHandshake: Sendable {
             "Sec-WebSocket-Version: 13",
         ]
         if !subprotocols.isEmpty {
-            for name in subprotocols where !Self.isToken(name) {
+            for name in subprotocols where name.isEmpty || !HeaderValidation.isToken(name) {
                 throw .invalidUse("subprotocol \"\(name)\" is not an HTTP token")
             }
             lines.append("Sec-WebSocket-Protocol: \(subprotocols.joined(separator: ", "))")
@@ -108,12 +108,6 @@ struct WebSocketHandshake: Sendable {
         let extensions = values.joined(separator: ", ")
         guard offersDeflate else { throw .invalidHandshake("the server chose extensions that were not offered (\(extensions))") }
         return try WebSocketDeflateParameters.parse(extensions)
-    }
-
-    private static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            byte > 0x20 && byte < 0x7F && !"()<>@,;:\\\"/[]?={}".utf8.contains(byte)
-        }
     }
 }
 

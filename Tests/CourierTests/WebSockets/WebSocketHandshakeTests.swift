@@ -39,6 +39,21 @@ final class WebSocketHandshakeTests: XCTestCase {
         XCTAssertThrowsError(try handshake.request(for: URL(string: "ws://a/")!, headers: [("Sec-WebSocket-Key", "x")]))
     }
 
+    /// A subprotocol name goes into the head as it is: only an RFC 9110 token may (no empty
+    /// name, no separator, space, control or non-ASCII character).
+    func testSubprotocolsMustBeTokens() throws {
+        let url = URL(string: "ws://a/")!
+        for bad in ["", "a b", "a,b", "a;b", "a\"b", "(chat)", "chat/2", "a\r\nX: 1", "a\u{7F}", "chät"] {
+            let handshake = WebSocketHandshake(subprotocols: ["chat", bad], key: "dGhlIHNhbXBsZSBub25jZQ==")
+            XCTAssertThrowsError(try handshake.request(for: url, headers: []), bad) { error in
+                guard case .invalidUse = error as? WebSocketError else { return XCTFail("\(error)") }
+            }
+        }
+        let handshake = WebSocketHandshake(subprotocols: ["chat.v2", "x-!#$%&'*+-.^_`|~"], key: "dGhlIHNhbXBsZSBub25jZQ==")
+        let request = String(decoding: try handshake.request(for: url, headers: []), as: UTF8.self)
+        XCTAssertTrue(request.contains("Sec-WebSocket-Protocol: chat.v2, x-!#$%&'*+-.^_`|~\r\n"), request)
+    }
+
     func testKeysAreSixteenRandomBytes() {
         let keys = Set((0..<32).map { _ in WebSocketHandshake.randomKey() })
         XCTAssertEqual(keys.count, 32)
