@@ -45,8 +45,8 @@ extension NetworkCore {
         let baseRequest = prepare(request)
         let terms = RequestTerms(request)
         let body = DownloadBody(request: consume request, destination: destination, options: options,
-                                recordedURL: try? baseRequest.get().url.absoluteString)
+                                recordedURL: try? baseRequest.get().url.absoluteString, completion: completion)
         return submit(Transfer(core: self, terms: terms, baseRequest: baseRequest, body: body,
-                               delivery: Delivery(target: target, progress: progress), completion: completion))
+                               delivery: Delivery(target: target, progress: progress)))
     }
 }

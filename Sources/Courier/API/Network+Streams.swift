@@ -68,8 +68,8 @@ extension NetworkCore {
         let request = withCoders(request)
         let baseRequest = prepare(request)
         let terms = RequestTerms(request)
-        let body = StreamBody(request: consume request, buffer: buffer)
+        let body = StreamBody(request: consume request, buffer: buffer) { buffer.end(with: $0) }
         return submit(Transfer(core: self, terms: terms, baseRequest: baseRequest, body: body,
-                               delivery: Delivery(target: .immediate, progress: progress)) { buffer.end(with: $0) })
+                               delivery: Delivery(target: .immediate, progress: progress)))
     }
 }

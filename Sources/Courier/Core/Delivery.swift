@@ -60,7 +60,9 @@ struct Delivery: Sendable {
         reporter?.markCancelled()
     }
 
-    /// Runs `completion`, after any progress event already queued.
+    /// Runs `completion`, after any progress event already queued. Inlined into its callers, the
+    /// bodies' commits, so that the result's generic type is looked up there once, not again here.
+    @inline(__always)
     func deliver<Output>(_ result: consuming Result<Output, any Error>,
                          to completion: @escaping @Sendable (Result<Output, any Error>) -> Void) {
         // The blocking and async bridges without a progress handler: called right here, as `run`

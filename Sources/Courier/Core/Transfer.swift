@@ -28,7 +28,7 @@ import FoundationNetworking
 /// ``NetworkCore/transferEnded(_:releasingSlot:)``), and its ending is *delivered* to the caller
 /// (``deliver(_:committing:)``, through ``Delivery/deliver(_:)``). What it held is *released*
 /// (the slot, the body); the lifecycle's `abort` is the event of an early end (cancel, deadline).
-final class Transfer<Body: TransferBody>: ScheduledTransfer {
+final class Transfer: ScheduledTransfer {
     typealias Lifecycle = TransferLifecycle<any TransportTask>
 
     /// How long a cancelled task may keep its slot while the transport has not confirmed its end.
@@ -49,10 +49,10 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     private let cache: HTTPCache?
     /// The request as built and completed with the Network's defaults, before interceptors.
     private let baseRequest: Result<WireRequest, NetworkError>
-    private let body: Body
+    /// The body, which alone knows the output's type, and keeps the one completion: so this class
+    /// is not generic (see ``TransferBody/completion``).
+    private let body: any TransferBody
     private let delivery: Delivery
-    /// The one completion, handed to ``Delivery/deliver(_:to:)``.
-    private let completion: @Sendable (Result<Body.Output, any Error>) -> Void
     /// Where the request's own response code runs, if the network says (``NetworkCore/requestCodeQueue``).
     /// Not for the blocking and async bridges: a blocking call made on that very queue would
     /// otherwise wait for itself.
@@ -65,8 +65,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     /// - Parameter baseRequest: `request` built and completed with the Network's defaults
     ///   (``NetworkCore/prepare(_:)``), or why it could not be.
     init(core: NetworkCore, terms: RequestTerms, baseRequest: Result<WireRequest, NetworkError>,
-         body: Body, delivery: Delivery,
-         completion: @escaping @Sendable (Result<Body.Output, any Error>) -> Void) {
+         body: any TransferBody, delivery: Delivery) {
         self.core = core
         self.id = core.nextTransferID()
         self.timeout = terms.timeout
@@ -81,7 +80,6 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         self.baseRequest = baseRequest
         self.body = body
         self.delivery = delivery
-        self.completion = completion
         self.requestCodeQueue = delivery.isImmediate ? nil : core.requestCodeQueue
         delivery.attach { TransferCancellation { [weak self] in self?.cancel() } }
     }
@@ -350,7 +348,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
 
     /// Acts on what the body made of a completed task: accepted, failed, rejected, or to be
     /// judged by the request's own code (`validate`, `output`), inline or on another queue.
-    private func judge(_ outcome: AttemptOutcome<Body.Output>) {
+    private func judge(_ outcome: AttemptOutcome) {
         switch outcome {
         case let .accepted(commit):
             let action = event { $0.lifecycle.succeeded() }
@@ -360,7 +358,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         case let .judge(size, verdict):
             if let requestCodeQueue {
                 requestCodeQueue.async { [self] in judge(verdict()) }
-            } else if size <= AttemptOutcome<Body.Output>.inlineJudgingLimit {
+            } else if size <= AttemptOutcome.inlineJudgingLimit {
                 judge(verdict())
             } else {
                 core.workQueue.async { [self] in judge(verdict()) }
@@ -534,7 +532,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 
     /// The transfer has ended: release what it held, then deliver its one completion.
-    private func deliver(_ ending: Lifecycle.Ending, committing commit: (@Sendable () -> Result<Body.Output, any Error>)?) {
+    private func deliver(_ ending: Lifecycle.Ending, committing commit: (@Sendable (Delivery) -> Void)?) {
         var releaseSlot = ending.heldSlot
         if let task = ending.taskToCancel {
             if releaseSlot {
@@ -557,21 +555,20 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
         case .success:
             // Only `judge` ends a transfer with success, and it always passes the commit.
             guard let commit else { return assertionFailure("a success ended without its output") }
-            delivery.deliver(commit(), to: completion)
+            commit(delivery)
         case let .failure(error, response):
             notifyObservers { $0.didFail(error, context: $1) }
             let body = self.body
             let delivery = self.delivery
-            let completion = self.completion
             if let requestCodeQueue {
-                body.abandon { requestCodeQueue.async { delivery.deliver(.failure(body.convert(error, response: response)), to: completion) } }
+                body.abandon { requestCodeQueue.async { body.deliver(failure: body.convert(error, response: response), through: delivery) } }
             } else {
-                body.abandon { delivery.deliver(.failure(body.convert(error, response: response)), to: completion) }
+                body.abandon { body.deliver(failure: body.convert(error, response: response), through: delivery) }
             }
         case let .rejected(error):
+            let body = self.body
             let delivery = self.delivery
-            let completion = self.completion
-            body.abandon { delivery.deliver(.failure(error), to: completion) }
+            body.abandon { body.deliver(failure: error, through: delivery) }
         }
     }
 
@@ -744,9 +741,7 @@ final class Transfer<Body: TransferBody>: ScheduledTransfer {
     }
 }
 
-/// What a ``Transfer`` keeps under its lock. Declared outside the generic class on purpose: nested
-/// in `Transfer<Body>`, its type would depend on `Body`, and every access looked its metadata up
-/// at run time (13 lookups a request, about 5% of a stubbed request's instructions, measured).
+/// What a ``Transfer`` keeps under its lock.
 private struct TransferState {
     var lifecycle = TransferLifecycle<any TransportTask>()
     var deadline: TimerQueue.Token?

@@ -62,6 +62,14 @@ struct CodingScopedRequest<Base: NetworkRequest>: NetworkRequest {
     let base: Base
     let coders: SharedCoders
 
+    /// Inlined: made once a request, where its generic type is already at hand (as a function of
+    /// its own, it looked that type up at run time again).
+    @inline(__always)
+    init(base: Base, coders: SharedCoders) {
+        self.base = base
+        self.coders = coders
+    }
+
     func makeURL() throws -> URL { try base.makeURL() }
     var method: HTTPMethod { base.method }
     var headers: [String: String] { base.headers }

@@ -36,6 +36,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     typealias Output = URL
 
     private let request: Request
+    let completion: @Sendable (Result<URL, any Error>) -> Void
     private let files: DownloadFiles
     private let options: DownloadOptions
     /// The URL a sidecar records and is matched against: the request's own (with the Network's
@@ -89,8 +90,10 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
     /// Error pages are for reading, not for filling memory.
     private static var errorBodyLimit: Int { 4 << 20 }
 
-    init(request: Request, destination: URL, options: DownloadOptions, recordedURL: String?) {
+    init(request: Request, destination: URL, options: DownloadOptions, recordedURL: String?,
+         completion: @escaping @Sendable (Result<URL, any Error>) -> Void) {
         self.request = request
+        self.completion = completion
         self.files = DownloadFiles(destination: destination)
         self.options = options
         self.recordedURL = recordedURL
@@ -196,7 +199,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
         state.withLock { $0.sink = .waiting }
     }
 
-    func didComplete(error: NetworkError?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<URL> {
+    func didComplete(error: NetworkError?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion {
         state.withLock { state in
             // Whatever ended the task whose body was being ignored (the server closing after a
             // refused range, say): nothing of it is kept, and the attempt goes on from byte 0. A
@@ -209,7 +212,7 @@ final class DownloadBody<Request: NetworkRequest>: TransferBody {
             if case .file = state.sink, error == nil, state.expectedTotal.map({ $0 == state.written }) ?? true {
                 // Complete: moved into place only after the transfer has claimed its end, so a
                 // racing cancel cannot leave a renamed file behind a "cancelled" result.
-                return BodyCompletion(outcome: .accepted { [self] in commit() }, progress: Self.progress(of: state))
+                return BodyCompletion(outcome: .accepted { [self] delivery in delivery.deliver(commit(), to: completion) }, progress: Self.progress(of: state))
             }
             // Failed attempt: keep what arrived (a retry, or a later call, resumes from it).
             let failure = Self.attemptError(error, sink: state.sink, metrics: metrics)

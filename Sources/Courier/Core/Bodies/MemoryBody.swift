@@ -13,14 +13,16 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
     private let request: Request
     private let sizeLimit: Int64
     private let upload: RequestUpload
+    let completion: @Sendable (Result<Output, any Error>) -> Void
 
     // The transport's events arrive one at a time, so this lock is never contended: it costs a
     // few nanoseconds an event and makes the body's thread-safety the compiler's to check.
     private let state = Locked(ReceivedBody())
 
-    init(request: Request, sizeLimit: Int64) {
+    init(request: Request, sizeLimit: Int64, completion: @escaping @Sendable (Result<Output, any Error>) -> Void) {
         self.sizeLimit = sizeLimit
         self.upload = RequestUpload(request.body)
+        self.completion = completion
         self.request = request   // last, after its last read: moved in, not copied
     }
 
@@ -89,7 +91,7 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
         state.withLock { $0 = ReceivedBody() }
     }
 
-    func didComplete(error: NetworkError?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output> {
+    func didComplete(error: NetworkError?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion {
         // Moved out, not copied: the response and its body change hands without a retain each.
         let received = state.withLock { state in
             var taken = ReceivedBody()
@@ -109,7 +111,7 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
                               progress: error == nil ? received.progress : nil, observed: full)
     }
 
-    private func outcome(of full: HTTPResponse?, error: NetworkError?, redirectLimitHit: HTTPResponse?) -> AttemptOutcome<Output> {
+    private func outcome(of full: HTTPResponse?, error: NetworkError?, redirectLimitHit: HTTPResponse?) -> AttemptOutcome {
         if let error { return .failed(error, response: full) }
         if let redirect = redirectLimitHit { return .failed(.tooManyRedirects(full ?? redirect), response: full ?? redirect) }
         guard let full else { return .failed(.transport(URLError(.badServerResponse)), response: nil) }
@@ -121,16 +123,11 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
         return .judge(bodySize: size) { [self] in judgeAwaitingResponse() }
     }
 
-    private func judgeAwaitingResponse() -> AttemptOutcome<Output> {
+    private func judgeAwaitingResponse() -> AttemptOutcome {
         // Always there: set just before the one closure that gets here is made, and taken once.
         guard let response = state.withLock({ $0.awaitingJudgement.take() }) else {
             return .failed(.transport(URLError(.badServerResponse)), response: nil)
         }
-        return Self.judge(response, for: request)
-    }
-
-    /// Runs the request's own `validate` and `output` on a complete response.
-    private static func judge(_ response: HTTPResponse, for request: Request) -> AttemptOutcome<Output> {
         do {
             try request.validate(response)
         } catch let error as NetworkError {
@@ -139,23 +136,31 @@ final class MemoryBody<Request: NetworkRequest>: TransferBody {
             // An error of the request's own making: final, and passed on as it is.
             return .rejected(error)
         }
-        // The output may not be Sendable: it was made just now, on this thread, and `commit` runs
-        // once, handing it to the delivery; nothing else holds it. (A closure, though it costs an
-        // allocation: carried in `AttemptOutcome` itself or kept in the body for the commit, the
-        // value's run-time type lookups cost more: 1,200 to 1,700 instructions a request, measured.)
-        nonisolated(unsafe) let result = output(of: response, for: request)
-        return .accepted { result }
+        // Accepted: the output is made when the transfer has claimed its end (``commit(through:)``),
+        // on the same thread. The response waits in the body again, so that the closure captures
+        // the body alone and costs no allocation.
+        state.withLock { $0.accepted = response }
+        return .accepted { [self] delivery in commit(through: delivery) }
     }
 
-    /// Produces the output of an accepted response, mapping a decoding failure through `convertError`.
-    static func output(of response: HTTPResponse, for request: Request) -> Result<Output, any Error> {
-        do {
-            return .success(try request.output(from: response.body, response: response))
-        } catch let error as NetworkError {
-            return .failure(request.convertError(error, response: response))
-        } catch {
-            return .failure(request.convertError(.decodingFailed(error, response), response: response))
+    /// Makes the output of the accepted response and delivers it: the output, or the decoding
+    /// failure through `convertError`. (Made and delivered in this one function: each function a
+    /// generic result passes through looks its type up at run time; see Performance.md.)
+    private func commit(through delivery: Delivery) {
+        let result: Result<Output, any Error>
+        if let response = state.withLock({ $0.accepted.take() }) {
+            do {
+                result = .success(try request.output(from: response.body, response: response))
+            } catch let error as NetworkError {
+                result = .failure(request.convertError(error, response: response))
+            } catch {
+                result = .failure(request.convertError(.decodingFailed(error, response), response: response))
+            }
+        } else {
+            // Never: the response is set just before the one closure that gets here is made.
+            result = .failure(convert(.transport(URLError(.badServerResponse)), response: nil))
         }
+        delivery.deliver(result, to: completion)
     }
 
     func abandon(then deliver: @escaping @Sendable () -> Void) {
@@ -182,6 +187,8 @@ private struct ReceivedBody {
     var rejectedChallenge = false
     /// The complete response, from the task's end until the request's own code judges it.
     var awaitingJudgement: HTTPResponse?
+    /// The response `validate` accepted, from its judgement until its output is made.
+    var accepted: HTTPResponse?
     /// The head's `receivedLength`, read once: it looks `Content-Length` up among the headers.
     private(set) var totalBytes: Int64?
 

@@ -33,6 +33,7 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
 
     private let request: Request
     private let buffer: StreamBuffer
+    let completion: @Sendable (Result<HTTPResponse, any Error>) -> Void
     private let upload: RequestUpload
     /// Where a producer that cannot pause waits for room: signalled once per refused offer.
     private let room = DispatchSemaphore(value: 0)
@@ -68,8 +69,9 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
     // and `release()` may come from any thread: hence a lock, never held while waiting for room.
     private let state = Locked(State())
 
-    init(request: Request, buffer: StreamBuffer) {
+    init(request: Request, buffer: StreamBuffer, completion: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void) {
         self.buffer = buffer
+        self.completion = completion
         self.upload = RequestUpload(request.body)
         self.request = request   // after its last read: moved in, not copied
         let room = self.room
@@ -148,7 +150,7 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
         state.withLock { $0.sink = .waiting }
     }
 
-    func didComplete(error: NetworkError?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<HTTPResponse> {
+    func didComplete(error: NetworkError?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion {
         let (sink, received, headDelivered, rejectedChallenge) = state.withLock { state in
             defer { state.sink = .waiting }
             return (state.sink, state.received, state.headDelivered, state.rejectedChallenge)
@@ -168,7 +170,7 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
             }
             // The completion's response is the head again, now with the transfer's metrics.
             let response = head.adding(metrics)
-            return BodyCompletion(outcome: .accepted { .success(response) }, progress: progress(received: received, of: response))
+            return BodyCompletion(outcome: .accepted { [completion] delivery in delivery.deliver(.success(response), to: completion) }, progress: progress(received: received, of: response))
         case let .errorBody(response, body):
             var full = response.adding(metrics)
             full.body = body
@@ -183,7 +185,7 @@ final class StreamBody<Request: NetworkRequest>: TransferBody {
 
     /// Why a response whose head `validate` refused fails, asked again with its body: the
     /// request's own error, or ``NetworkError/httpStatus(_:)`` should it now pass.
-    private static func refusal(of response: HTTPResponse, by request: Request) -> AttemptOutcome<HTTPResponse> {
+    private static func refusal(of response: HTTPResponse, by request: Request) -> AttemptOutcome {
         do {
             try request.validate(response)
             return .failed(.httpStatus(response), response: response)

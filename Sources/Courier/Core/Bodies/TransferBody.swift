@@ -18,6 +18,11 @@ protocol TransferBody: AnyObject, Sendable {
     /// ``NetworkRequest/Output`` may not be): it is handed on, never shared (see ``Delivery``).
     associatedtype Output
 
+    /// The transfer's one completion. Kept by the body, the only part of a transfer that knows
+    /// the output's type: so the ``Transfer`` is not generic, and the end of a request looks no
+    /// generic type up at run time on its way through it (Performance.md).
+    var completion: @Sendable (Result<Output, any Error>) -> Void { get }
+
     /// Whether making the task is heavy (a multipart body to write to disk), so that it must not
     /// run on the scheduling thread.
     var startsOffThread: Bool { get }
@@ -54,7 +59,7 @@ protocol TransferBody: AnyObject, Sendable {
     /// engine classified it; `metrics` are the transfer's (an `error` carries them already); every complete response the body hands on carries them too.
     /// `redirectLimitHit` is the redirect the attempt refused to follow because of
     /// ``Network/maximumRedirects``, if any.
-    func didComplete(error: NetworkError?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion<Output>
+    func didComplete(error: NetworkError?, metrics: TransferMetrics?, redirectLimitHit: HTTPResponse?) -> BodyCompletion
     /// The attempt goes on with a new task (a redirect Courier follows itself): forget what the
     /// last task received.
     func reset()
@@ -67,6 +72,13 @@ protocol TransferBody: AnyObject, Sendable {
     func release()
     /// The error the caller receives for `error` (the request's `convertError`).
     func convert(_ error: NetworkError, response: HTTPResponse?) -> any Error
+}
+
+extension TransferBody {
+    /// Delivers `failure` as the transfer's one result.
+    func deliver(failure: any Error, through delivery: Delivery) {
+        delivery.deliver(.failure(failure), to: completion)
+    }
 }
 
 extension TransferBody {
@@ -100,8 +112,8 @@ struct BodyStep {
 }
 
 /// What one attempt produced, and what to tell on the way.
-struct BodyCompletion<Output> {
-    var outcome: AttemptOutcome<Output>
+struct BodyCompletion {
+    var outcome: AttemptOutcome
     /// The final progress event.
     var progress: TransferProgress?
     /// The complete response, for the observers.
@@ -109,14 +121,16 @@ struct BodyCompletion<Output> {
 }
 
 /// The meaning of an attempt's end.
-enum AttemptOutcome<Output> {
+enum AttemptOutcome {
     /// Accepted. `commit` runs once the transfer has claimed its end (a file is moved into place
-    /// only then, so a cancel that wins the race never leaves one behind) and gives the result.
-    case accepted(commit: @Sendable () -> Result<Output, any Error>)
+    /// only then, so a cancel that wins the race never leaves one behind, and an output is
+    /// decoded only then, so a cancel that wins spares the work) and delivers the result through
+    /// the transfer's ``Delivery`` to the body's completion.
+    case accepted(commit: @Sendable (Delivery) -> Void)
     /// Not decided yet: `judge` runs the request's own `validate` and `output` and says. A body
     /// larger than ``inlineJudgingLimit`` bytes is judged on the work queue, so that decoding it
     /// never holds up other transfers' callbacks.
-    case judge(bodySize: Int, @Sendable () -> AttemptOutcome<Output>)
+    case judge(bodySize: Int, @Sendable () -> AttemptOutcome)
     /// Failed. When `retryable`, the retry policy decides whether to go again; otherwise the
     /// transfer fails at once (bytes already written to a device cannot be sent again).
     case failed(NetworkError, response: HTTPResponse?, retryable: Bool = true)
