@@ -47,7 +47,10 @@ public struct HTTPResponse: Sendable, Hashable {
     private final class Storage: @unchecked Sendable {
         // @unchecked: changed only through an HTTPResponse that holds the one reference
         // (`isKnownUniquelyReferenced`), so never while another thread can see it.
-        var parts: Parts
+        // Unchecked for overlapping access too: every access is one get or one set of the
+        // response's own accessors below, none calling out while it lasts, so Swift's run-time
+        // check (about 80 instructions on every read of a response's field) could never fail.
+        @exclusivity(unchecked) var parts: Parts
         init(_ parts: Parts) { self.parts = parts }
     }
 

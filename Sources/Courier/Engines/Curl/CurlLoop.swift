@@ -24,6 +24,10 @@ final class CurlLoop: @unchecked Sendable {
     // thread only (the loop thread, or the one caller that holds a caller loop); the inbox is
     // behind its lock, and every curl_multi_wakeup is counted under it, so `close()` never frees
     // `multi` under one.
+    //
+    // The driving thread's state is `@exclusivity(unchecked)`: one thread touches it, and no
+    // access to it spans a call back into the loop, so Swift's run-time check of overlapping
+    // access (about 80 instructions each, five times a transfer) could never fail.
 
     private struct Inbox {
         var starts: [CurlTask] = []
@@ -54,14 +58,14 @@ final class CurlLoop: @unchecked Sendable {
     private let refusedMultiOption: CurlTask.ConfigurationFailure?
     private let inbox = Locked(Inbox())
     /// Tasks whose easy handle is in the multi handle, by easy handle.
-    private var running: [OpaquePointer: CurlTask] = [:]
+    @exclusivity(unchecked) private var running: [OpaquePointer: CurlTask] = [:]
     /// Easy handles of finished transfers, kept for reuse (always empty where libcurl cannot reuse them).
-    private var idle: [OpaquePointer] = []
+    @exclusivity(unchecked) private var idle: [OpaquePointer] = []
     private static let idleLimit = 64
     /// Completions of transfers that ended together, queued together (see ``DispatchBatch``).
     private let deliveries = DispatchBatch()
     /// The longest the next `curl_multi_poll` may wait (see ``CurlPollWait``).
-    private var pollWait = CurlPollWait()
+    @exclusivity(unchecked) private var pollWait = CurlPollWait()
 
     /// The thread's name, for debuggers and profiles.
     static let threadName = "courier.curl-loop"

@@ -13,6 +13,12 @@ import FoundationNetworking
 final class CurlTask: TransportTask, @unchecked Sendable {
     // @unchecked: everything but `finished` is touched on the loop thread only (configure,
     // callbacks, curlDone); `finished` is behind its lock.
+    //
+    // The loop-thread state below is `@exclusivity(unchecked)`: Swift's run-time check of
+    // overlapping access (a thread-local lookup and a set insertion per access, about 80
+    // instructions) cannot fail for it. One thread touches it, and no access spans a call that
+    // could touch it again (the one `inout` use, `headerLines` in `configure`, hands it to
+    // CurlRequestOptions, which never sees the task).
 
     enum Upload {
         case none
@@ -23,22 +29,20 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     private let transport: CurlTransport
     /// The loop the task runs on: the transport's own, or the loop of the blocking caller that
     /// adopted it (``CurlCallerDriver``), set before the task is resumed or published.
-    var loop: CurlLoop
-    private var request: WireRequest
+    @exclusivity(unchecked) var loop: CurlLoop
+    @exclusivity(unchecked) private var request: WireRequest
     /// The limits the core asked for (timeouts, the request's rate limit), kept across the
     /// redirects the task follows.
     private let taskOptions: TaskOptions
     /// The body to send; none once a redirect has turned the request into a GET.
-    private var upload: Upload
+    @exclusivity(unchecked) private var upload: Upload
 
     /// The easy handle while the task is in the multi handle (loop thread).
-    private(set) var easy: OpaquePointer?
+    @exclusivity(unchecked) private(set) var easy: OpaquePointer?
     /// The header lines libcurl reads for the current request (shared with the network's other
     /// requests that have the same; see ``CurlHeaderLines``).
-    private var headerLines: CurlHeaderLines?
-    /// Unchecked for overlapping access (`@exclusivity(unchecked)`): it is touched on the loop
-    /// thread only, and no access to it calls out of the parser, so the run-time check made on
-    /// each header line (a thread-local lookup and a set insertion) could never fail.
+    @exclusivity(unchecked) private var headerLines: CurlHeaderLines?
+    /// Unchecked for overlapping access, as the rest (above): no access to it calls out of the parser.
     @exclusivity(unchecked) private var parser = ResponseHeadParser()
     /// Whether heads are kept as they arrived (the CLI's `-i`, `-D`): read once here rather than
     /// through the transport's settings for every header line.
@@ -47,29 +51,29 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     /// other than Basic): libcurl decides only after the header callback has seen the head's end.
     /// Another status line means it did (the head was an interim one, its body skipped, as for a
     /// redirect it follows); body bytes or the transfer's end mean it is the response.
-    private var heldHead: ResponseHeadParser.Head?
+    @exclusivity(unchecked) private var heldHead: ResponseHeadParser.Head?
     /// Where the current response redirects to, when the transfer follows it: its body is skipped.
-    private var redirect: WireRequest?
+    @exclusivity(unchecked) private var redirect: WireRequest?
     /// Set when the redirect's body was left unread (``CurlRedirects/bodyEndsWithConnection(_:method:)``).
-    private var abandonedRedirectBody = false
-    private var uploadOffset = 0
-    private var uploadFile: FileHandle?
+    @exclusivity(unchecked) private var abandonedRedirectBody = false
+    @exclusivity(unchecked) private var uploadOffset = 0
+    @exclusivity(unchecked) private var uploadFile: FileHandle?
     /// The reason the current response was refused (a malformed head), reported at the end.
-    private var protocolFailure: String?
+    @exclusivity(unchecked) private var protocolFailure: String?
     /// Whether libcurl decodes the current response's body, which is then content-coded: its
     /// encoded bytes are counted for the transfer's ``DecompressionGuard``.
-    private var countsEncodedBytes = false
+    @exclusivity(unchecked) private var countsEncodedBytes = false
     /// Whether libcurl decodes this request's body: CurlRequestOptions decided it from the
     /// `Accept-Encoding` it set.
-    private var decodesContent = true
+    @exclusivity(unchecked) private var decodesContent = true
     /// The metrics of the redirects followed so far; read at the end of each transfer.
-    private var metrics = CurlMetrics()
+    @exclusivity(unchecked) private var metrics = CurlMetrics()
     /// Whether the current request is https (a TLS handshake is due), for the metrics' phase.
-    private var usesTLS = false
+    @exclusivity(unchecked) private var usesTLS = false
     /// Whether the task has handed its transfer a final response head.
-    private var headDelivered = false
+    @exclusivity(unchecked) private var headDelivered = false
     /// libcurl's number for the connection, read when the head came (libcurl 8.2.0+).
-    private var connectionID: Int64?
+    @exclusivity(unchecked) private var connectionID: Int64?
 
     private let finished = Locked(Ending())
 
