@@ -17,7 +17,9 @@ import Dispatch
 /// Only the thread inside ``holding(_:)`` holds work back; on every other thread, and outside it,
 /// ``async(_:on:)`` is `DispatchQueue.async`.
 final class DispatchBatch {
-    private var held: [(queue: DispatchQueue, work: @Sendable () -> Void)] = []
+    /// Touched by the owner's thread only, and no access spans a call back into the batch: so
+    /// unchecked for overlapping access (Swift's run-time check, twice a transfer, could not fail).
+    @exclusivity(unchecked) private var held: [(queue: DispatchQueue, work: @Sendable () -> Void)] = []
 
     /// The batch of the thread inside ``holding(_:)``.
     private static let slot = ThreadSlot()

@@ -21,14 +21,16 @@ struct WireRequest: Sendable {
     private final class Storage: @unchecked Sendable {
         // @unchecked: changed only through a WireRequest that holds the one reference
         // (`isKnownUniquelyReferenced`), so never while another thread can see it.
-        var method: String
-        var url: URL
-        var fields: [(name: String, value: String)]
-        var body: Data?
-        var cachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy
-        var timeoutInterval: TimeInterval = RequestTimeout.unsetInterval
-        var source: URLRequest?
-        var edited = false
+        // Unchecked for overlapping access too (as HTTPResponse's storage): each access is one
+        // get or one change by the accessors below, none calling out while it lasts.
+        @exclusivity(unchecked) var method: String
+        @exclusivity(unchecked) var url: URL
+        @exclusivity(unchecked) var fields: [(name: String, value: String)]
+        @exclusivity(unchecked) var body: Data?
+        @exclusivity(unchecked) var cachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy
+        @exclusivity(unchecked) var timeoutInterval: TimeInterval = RequestTimeout.unsetInterval
+        @exclusivity(unchecked) var source: URLRequest?
+        @exclusivity(unchecked) var edited = false
 
         init(method: String, url: URL, fields: [(name: String, value: String)]) {
             self.method = method
