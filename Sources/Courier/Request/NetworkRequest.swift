@@ -224,9 +224,10 @@ enum URLValidation {
     /// base URL later); anything with a scheme must be a complete http(s) URL.
     static func check(_ url: URL, allowingRelative: Bool = false) throws {
         // Each of `scheme` and `host` parses the URL again: read once each (every request
-        // passes here twice), and the scheme compared without a lower-cased copy.
+        // passes here twice), and the scheme compared without a lower-cased copy. The host as
+        // written: whether there is one does not need it percent-decoded, which `host` does.
         let scheme = url.scheme
-        let host = url.host
+        let host = url.host(percentEncoded: true)
         if allowingRelative, scheme == nil, host == nil { return }
         guard let scheme, HTTPHeaders.namesMatch(scheme, "http") || HTTPHeaders.namesMatch(scheme, "https") else {
             throw NetworkError.invalidURL("\(Redaction.standard.redact(url)): only http and https URLs can be requested")
