@@ -39,7 +39,10 @@ enum CurlConnectionOptions {
             if let size = receiveBufferSize(for: receive) { options.set(Int32(CCURLOPT_BUFFERSIZE), size) }
         }
         if let send = limit.sendBytesPerSecond { options.set(Int32(CCURLOPT_MAX_SEND_SPEED_LARGE), offset: send) }
-        CurlPassThrough.apply(settings.connection.libcurl, lists: settings.hostLists, to: &options)
+        // Nothing set for the defaults: a transfer without any of it costs no calls.
+        if settings.passesLibcurlOptions {
+            CurlPassThrough.apply(settings.connection.libcurl, lists: settings.hostLists, to: &options)
+        }
         try options.check()
     }
 

@@ -3,9 +3,8 @@ import Foundation
 
 /// Sets an easy handle up for ``LibcurlOptions``: each value goes to its `CURLOPT_…` as it is.
 enum CurlPassThrough {
+    /// Called only where the options set something (``CurlSettings/passesLibcurlOptions``).
     static func apply(_ libcurl: LibcurlOptions, lists: CurlHostLists, to options: inout CurlOptionSetter) {
-        // Nothing set for the defaults: a transfer without any of it costs no calls.
-        guard libcurl != LibcurlOptions() else { return }
         if let list = lists.resolve { options.set(Int32(CCURLOPT_RESOLVE), pointer: UnsafeRawPointer(list)) }
         if let list = lists.connectTo { options.set(Int32(CCURLOPT_CONNECT_TO), pointer: UnsafeRawPointer(list)) }
         if let noProxy = libcurl.noProxy { options.set(Int32(CCURLOPT_NOPROXY), noProxy) }

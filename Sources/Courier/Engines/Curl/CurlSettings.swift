@@ -23,6 +23,10 @@ final class CurlSettings: Sendable {
     let features: CurlFeatures
     /// The lists of ``ConnectionOptions/libcurl`` libcurl keeps a pointer to (`--resolve`, `--connect-to`).
     let hostLists: CurlHostLists
+    /// Whether ``ConnectionOptions/libcurl`` sets anything (``CurlPassThrough``): decided once
+    /// here, where asking on each request (a default value made and compared field by field, the
+    /// options copied on the way) was about 1,000 instructions.
+    let passesLibcurlOptions: Bool
 
     init(configuration: CurlConfiguration, features: CurlFeatures) {
         additionalHeaders = Array(configuration.headers)
@@ -32,5 +36,6 @@ final class CurlSettings: Sendable {
         connection = configuration.connection
         self.features = features
         hostLists = CurlHostLists(configuration.connection.libcurl)
+        passesLibcurlOptions = configuration.connection.libcurl != LibcurlOptions()
     }
 }
