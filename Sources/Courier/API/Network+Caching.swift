@@ -16,7 +16,7 @@ extension Network {
     /// network.cache = nil                                     // or none: every request reaches the server
     /// ```
     public var cache: HTTPCache? {
-        get { core.cache.withLock { $0 } }
-        set { core.cache.withLock { $0 = newValue } }
+        get { core.settingsSnapshot().cache }
+        set { core.changeSettings { $0.cache = newValue } }
     }
 }

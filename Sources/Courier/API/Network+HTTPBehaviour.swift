@@ -44,8 +44,8 @@ extension Network {
     /// print(response.headers["Location"] ?? "not a redirect")
     /// ```
     public var followsRedirects: Bool {
-        get { core.followsRedirects.withLock { $0 } }
-        set { core.followsRedirects.withLock { $0 = newValue } }
+        get { core.settingsSnapshot().followsRedirects }
+        set { core.changeSettings { $0.followsRedirects = newValue } }
     }
 
     /// Whether the engine offers compressed content codings and decodes what comes back coded.
@@ -61,7 +61,7 @@ extension Network {
     /// URLSession (on Linux as on Apple platforms) always offers its codings and always decodes:
     /// it has no way to turn either off, so there this setting changes nothing.
     public var decompressesResponses: Bool {
-        get { core.decompressesResponses.withLock { $0 } }
-        set { core.decompressesResponses.withLock { $0 = newValue } }
+        get { core.settingsSnapshot().decompressesResponses }
+        set { core.changeSettings { $0.decompressesResponses = newValue } }
     }
 }

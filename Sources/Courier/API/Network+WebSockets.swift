@@ -64,7 +64,7 @@ extension Network {
         let connectTimeout = core.timeouts.connectTimeout ?? core.timeouts.idleTimeout
         // The network's observers see the upgrade as a request: its GET, its 101 (or the answer
         // that refused it), or why it failed.
-        let observers = WebSocketUpgradeObservers(observers: core.observerList.withLock { $0 },
+        let observers = WebSocketUpgradeObservers(observers: core.settingsSnapshot().observers,
                                                   context: RequestContext(id: core.nextTransferID(), attempt: 1, method: .get, url: url))
         let loop = WebSocketConnectionLoop(task: task, headers: headers, observers: observers) { url, timeout, isCancelled throws(WebSocketError) in
             try CurlWebSocketConnection.open(url: url, settings: settings, timeout: timeout, connectTimeout: connectTimeout,

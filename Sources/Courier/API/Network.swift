@@ -126,8 +126,8 @@ public final class Network: Sendable {
     /// Default: ``RetryPolicy/init(maxAttempts:baseDelay:maximumDelay:maximumRetryAfter:retriesNonIdempotentRequests:retryableStatusCodes:retryableErrorCodes:)``
     /// with its defaults (3 attempts, idempotent methods only).
     public var retryPolicy: RetryPolicy {
-        get { core.retryPolicy.withLock { $0 } }
-        set { core.retryPolicy.withLock { $0 = newValue } }
+        get { core.settingsSnapshot().retryPolicy }
+        set { core.changeSettings { $0.retryPolicy = newValue } }
     }
 
     /// Values added to every request: base URL, headers, query items. Thread-safe; applies to
@@ -141,16 +141,16 @@ public final class Network: Sendable {
     /// requests scheduled afterwards: a request keeps the interceptors it was scheduled with for
     /// all its attempts (see <doc:Resilience>).
     public var interceptors: [any RequestInterceptor] {
-        get { core.interceptors.withLock { $0 } }
-        set { core.interceptors.withLock { $0 = newValue } }
+        get { core.settingsSnapshot().interceptors }
+        set { core.changeSettings { $0.interceptors = newValue } }
     }
 
     /// Observers told about every attempt, response, retry and failure. Thread-safe; applies to
     /// requests scheduled afterwards: an observer hears every event of the requests scheduled
     /// while it was set, from the first `willSend` to the end, and none of the others'.
     public var observers: [any NetworkObserver] {
-        get { core.observerList.withLock { $0 } }
-        set { core.observerList.withLock { $0 = newValue } }
+        get { core.settingsSnapshot().observers }
+        set { core.changeSettings { $0.observers = newValue } }
     }
 
     /// The largest body, in bytes, an in-memory request accepts; a larger one fails with
@@ -168,8 +168,8 @@ public final class Network: Sendable {
     /// decompression bombs. Thread-safe; applies to requests scheduled afterwards. See
     /// ``DecompressionLimit``.
     public var decompressionLimit: DecompressionLimit {
-        get { core.decompressionLimit.withLock { $0 } }
-        set { core.decompressionLimit.withLock { $0 = newValue } }
+        get { core.settingsSnapshot().decompressionLimit }
+        set { core.changeSettings { $0.decompressionLimit = newValue } }
     }
 
     /// How many redirects a request follows before failing with
@@ -179,8 +179,8 @@ public final class Network: Sendable {
     /// Any limit holds on both engines, above 20 too: FoundationNetworking stops a task at its
     /// 21st redirect, so the URLSession engine follows every 20th redirect with a new task.
     public var maximumRedirects: Int {
-        get { core.maximumRedirects.withLock { $0 } }
-        set { core.maximumRedirects.withLock { $0 = max(0, newValue) } }
+        get { core.settingsSnapshot().maximumRedirects }
+        set { core.changeSettings { $0.maximumRedirects = max(0, newValue) } }
     }
 
     /// The encoder of `.json` bodies (``RequestBody/json(_:)``) for requests on this network.

@@ -43,28 +43,20 @@ final class NetworkCore: Sendable {
     private let transferIDs = Locked<UInt64>(0)
 
     // Run-time settings, each changeable from any thread; see the matching `Network` properties.
-    let retryPolicy = Locked(RetryPolicy())
+    /// The ones a transfer keeps (``TransferSettings``): observers, interceptors, retry policy,
+    /// redirects, decompression, the cache.
+    let settings: Locked<TransferSettings>
     let defaults = Locked(NetworkDefaults())
-    let interceptors = Locked<[any RequestInterceptor]>([])
-    let observerList = Locked<[any NetworkObserver]>([])
     let maximumResponseSize = Locked<Int64>(100 << 20)
-    let decompressionLimit = Locked(DecompressionLimit.standard)
-    let maximumRedirects = Locked(10)
     /// The network's idle and connect timeouts, beneath each request's own
     /// (``NetworkRequest/transferOptions``): `nil` for none.
     let timeouts: TransferOptions
-    /// ``Network/cache``: the cache the network's requests use, if any.
-    let cache: Locked<HTTPCache?>
-    /// The configuration's `requestCachePolicy`: the policy of a request that sets none.
-    let cachePolicy: URLRequest.CachePolicy
     /// A setting the engine cannot honour (say, TLS options on URLSession): every request fails
     /// with this error rather than run without it.
     let unsupportedSetting: NetworkError?
     let coders = Locked(SharedCoders(encoder: JSONEncoder(), decoder: JSONDecoder()))
-    /// ``Network/userAgent``, ``Network/followsRedirects``, ``Network/decompressesResponses``.
+    /// ``Network/userAgent``.
     let userAgent: Locked<String?>
-    let followsRedirects = Locked(true)
-    let decompressesResponses = Locked(true)
     /// The cookies Courier puts on each attempt and redirect itself, where URLSession would
     /// choose them wrongly (see ``SessionCookies``); `nil` when URLSession does it.
     let sessionCookies: SessionCookies?
@@ -188,8 +180,7 @@ final class NetworkCore: Sendable {
          cachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy, workQueue userQueue: DispatchQueue? = nil, makeTransport: (TransferRegistry, DispatchQueue) -> any Transport) {
         _ = Self.endingMetadata
         self.timeouts = timeouts
-        self.cache = Locked(cache)
-        self.cachePolicy = cachePolicy
+        self.settings = Locked(TransferSettings(TransferSettings.Values(cache: cache, cachePolicy: cachePolicy)))
         self.sessionCookies = sessionCookies
         self.unsupportedSetting = unsupportedSetting
         delegateQueue = DispatchQueue(label: "courier.session-delegate", qos: .userInitiated)
