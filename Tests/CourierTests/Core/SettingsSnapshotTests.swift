@@ -76,4 +76,28 @@ final class SettingsSnapshotTests: XCTestCase {
         XCTAssertEqual(before.events.current.count, 5, "the old observer hears nothing more")
         XCTAssertEqual(server.receivedRequests.last?.header("X-Stamp"), "new")
     }
+
+    /// The settings are one value, replaced on each change: two changes made at once from two
+    /// threads must both stay (a change that read the value, then replaced it with its own copy,
+    /// would drop the other's).
+    func testChangesMadeAtOnceFromManyThreadsAreAllKept() {
+        let network = makeNetwork()
+        let limit = DecompressionLimit(ratio: 7, minimumSize: 3)
+        for round in 1...200 {
+            DispatchQueue.concurrentPerform(iterations: 5) { lane in
+                switch lane {
+                case 0: network.maximumRedirects = round
+                case 1: network.followsRedirects = round.isMultiple(of: 2)
+                case 2: network.decompressesResponses = !round.isMultiple(of: 2)
+                case 3: network.decompressionLimit = round.isMultiple(of: 2) ? limit : .standard
+                default: network.retryPolicy = round.isMultiple(of: 2) ? .none : RetryPolicy(maxAttempts: round + 1)
+                }
+            }
+            XCTAssertEqual(network.maximumRedirects, round)
+            XCTAssertEqual(network.followsRedirects, round.isMultiple(of: 2))
+            XCTAssertEqual(network.decompressesResponses, !round.isMultiple(of: 2))
+            XCTAssertEqual(network.decompressionLimit, round.isMultiple(of: 2) ? limit : .standard)
+            XCTAssertEqual(network.retryPolicy.maxAttempts, round.isMultiple(of: 2) ? 1 : round + 1)
+        }
+    }
 }
