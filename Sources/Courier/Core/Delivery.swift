@@ -7,8 +7,9 @@ import Dispatch
 /// so that events stay in order and the completion comes after the last of them even on a
 /// concurrent queue. Progress events still queued when a cancel ends the transfer are dropped.
 ///
-/// The completion is not kept here but by the ``Transfer``, and handed to ``deliver(_:to:)``: so
-/// this is a plain value the transfer holds inline, with no type parameter. As an object it
+/// The completion is not kept here but by the transfer's body (``TransferBody/completion``), and
+/// handed to ``deliver(_:to:)``: so this is a plain value the transfer holds inline, with no type
+/// parameter. As an object it
 /// was an allocation a request; as a generic value held inline, each of the transfer's uses of
 /// it looked its type up at run time (about 600 instructions each).
 ///

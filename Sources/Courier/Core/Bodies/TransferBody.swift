@@ -8,8 +8,10 @@ import FoundationNetworking
 ///
 /// A body is a strategy the ``Transfer`` drives. It makes the transport task for an attempt,
 /// consumes the response events (one at a time, where the engine delivers them: its curl loop
-/// thread or the URLSession delegate queue) and says what they mean; it never touches the lifecycle, the slots or the delivery. So a new kind of body,
-/// or a new transport under an existing one, changes nothing else.
+/// thread or the URLSession delegate queue) and says what they mean; it never touches the
+/// lifecycle or the slots, and delivers its one result only through the ``Delivery`` the transfer
+/// hands it once the transfer has claimed its end. So a new kind of body, or a new transport
+/// under an existing one, changes nothing else.
 ///
 /// Whatever a body calls of the request's own code (`validate`, `output`, `convertError`), it
 /// calls outside any lock of its own.
@@ -75,15 +77,13 @@ protocol TransferBody: AnyObject, Sendable {
 }
 
 extension TransferBody {
+    var mayHoldChunks: Bool { false }
+    var usesCache: Bool { false }
+
     /// Delivers `failure` as the transfer's one result.
     func deliver(failure: any Error, through delivery: Delivery) {
         delivery.deliver(.failure(failure), to: completion)
     }
-}
-
-extension TransferBody {
-    var mayHoldChunks: Bool { false }
-    var usesCache: Bool { false }
 
     func didReceive(bytes: UnsafeRawBufferPointer) -> BodyStep {
         didReceive(data: Data(copying: bytes))
