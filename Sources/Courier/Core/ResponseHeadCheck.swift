@@ -16,7 +16,7 @@ enum ResponseHeadCheck {
     static func problem(in response: HTTPResponse) -> String? {
         // URLSession joins repeated fields into one value; the curl engine keeps them apart.
         // The usual case, one plain value, without building anything (this runs for every response).
-        let (first, repeated) = response.headers.firstValue(of: "Content-Length")
+        let (first, repeated) = response.contentLengthField
         guard repeated || first?.utf8.contains(UInt8(ascii: ",")) == true else { return nil }
         let lengths = response.headers.values(for: "Content-Length")
         let length = lengths.joined(separator: ",")

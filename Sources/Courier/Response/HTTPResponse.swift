@@ -20,11 +20,17 @@ public struct HTTPResponse: Sendable, Hashable {
     private struct Parts {
         var statusCode: Int
         var headers: HTTPHeaders {
-            didSet { isContentCoded = HTTPResponse.isContentCoded(headers) }
+            didSet {
+                isContentCoded = HTTPResponse.isContentCoded(headers)
+                contentLength = headers.firstValue(of: "Content-Length")
+            }
         }
         /// Read from ``headers`` whenever they are set: a response's coding is asked three or four
         /// times on the way in (the engine, the body, the decompression guard), each a lookup.
         private(set) var isContentCoded: Bool
+        /// The first `Content-Length` and whether another follows it, read with the headers as
+        /// ``isContentCoded`` is: the framing check and the expected length both ask, each a lookup.
+        private(set) var contentLength: (value: String?, repeated: Bool)
         var url: URL?
         var body: Data
         var decodesContent = true
@@ -37,6 +43,7 @@ public struct HTTPResponse: Sendable, Hashable {
             self.statusCode = statusCode
             self.headers = headers
             isContentCoded = HTTPResponse.isContentCoded(headers)
+            contentLength = headers.firstValue(of: "Content-Length")
             self.url = url
             self.body = body
             self.httpVersion = httpVersion
@@ -125,6 +132,10 @@ public struct HTTPResponse: Sendable, Hashable {
     /// Whether the body travels content-coded (see ``isContentCoded(_:)``), as the headers said
     /// when they were set.
     var isContentCoded: Bool { storage.parts.isContentCoded }
+
+    /// The first `Content-Length` field's value, and whether another such field follows (kept
+    /// with the headers; see ``ResponseHeadCheck``).
+    var contentLengthField: (value: String?, repeated: Bool) { storage.parts.contentLength }
     /// The head's lines as they arrived (status line, fields, the empty line, each with its own
     /// line ending), the interim heads before it (`100 Continue`, a challenge libcurl answered)
     /// first: what curl's `-i` and `-D` write. Set by the curl engine when the network keeps
@@ -205,7 +216,7 @@ extension HTTPResponse {
     /// ```
     public var expectedContentLength: Int64 {
         if arrivesDecoded { return -1 }
-        guard let value = headers["Content-Length"], let length = Int64(value), length >= 0 else { return -1 }
+        guard let value = storage.parts.contentLength.value, let length = Int64(value), length >= 0 else { return -1 }
         return length
     }
 
