@@ -14,11 +14,11 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     // @unchecked: everything but `finished` is touched on the loop thread only (configure,
     // callbacks, curlDone); `finished` is behind its lock.
     //
-    // The loop-thread state below is `@exclusivity(unchecked)`: Swift's run-time check of
-    // overlapping access (a thread-local lookup and a set insertion per access, about 80
-    // instructions) cannot fail for it. One thread touches it, and no access spans a call that
-    // could touch it again (the one `inout` use, `headerLines` in `configure`, hands it to
-    // CurlRequestOptions, which never sees the task).
+    // The state below is `@exclusivity(unchecked)`: Swift's run-time check of overlapping access
+    // (a thread-local lookup and a set insertion per access, about 80 instructions) cannot fail
+    // for it. The loop thread alone changes it (`loop` is set before the task is published, and
+    // only read after), and no access spans a call that could touch it again (the one `inout`
+    // use, `headerLines` in `configure`, hands it to CurlRequestOptions, which never sees the task).
 
     enum Upload {
         case none
