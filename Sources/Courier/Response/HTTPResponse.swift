@@ -20,17 +20,11 @@ public struct HTTPResponse: Sendable, Hashable {
     private struct Parts {
         var statusCode: Int
         var headers: HTTPHeaders {
-            didSet {
-                isContentCoded = HTTPResponse.isContentCoded(headers)
-                contentLength = headers.firstValue(of: "Content-Length")
-            }
+            didSet { framing = Framing(headers) }
         }
-        /// Read from ``headers`` whenever they are set: a response's coding is asked three or four
-        /// times on the way in (the engine, the body, the decompression guard), each a lookup.
-        private(set) var isContentCoded: Bool
-        /// The first `Content-Length` and whether another follows it, read with the headers as
-        /// ``isContentCoded`` is: the framing check and the expected length both ask, each a lookup.
-        private(set) var contentLength: (value: String?, repeated: Bool)
+        /// Read from ``headers`` whenever they are set: each fact is asked more than once on the
+        /// way in, and each ask would be a lookup.
+        private(set) var framing: Framing
         var url: URL?
         var body: Data
         var decodesContent = true
@@ -42,12 +36,26 @@ public struct HTTPResponse: Sendable, Hashable {
         init(statusCode: Int, headers: HTTPHeaders, url: URL?, body: Data, httpVersion: HTTPVersion, metrics: TransferMetrics?) {
             self.statusCode = statusCode
             self.headers = headers
-            isContentCoded = HTTPResponse.isContentCoded(headers)
-            contentLength = headers.firstValue(of: "Content-Length")
+            framing = Framing(headers)
             self.url = url
             self.body = body
             self.httpVersion = httpVersion
             self.metrics = metrics
+        }
+    }
+
+    /// What the headers say of the body's framing.
+    private struct Framing {
+        /// Whether the body travels content-coded: the engine, the body and the decompression
+        /// guard each ask.
+        let isContentCoded: Bool
+        /// The first `Content-Length` and whether another follows it: the framing check and
+        /// the expected length both ask.
+        let contentLength: (value: String?, repeated: Bool)
+
+        init(_ headers: HTTPHeaders) {
+            isContentCoded = HTTPResponse.isContentCoded(headers)
+            contentLength = headers.firstValue(of: "Content-Length")
         }
     }
 
@@ -131,11 +139,11 @@ public struct HTTPResponse: Sendable, Hashable {
     }
     /// Whether the body travels content-coded (see ``isContentCoded(_:)``), as the headers said
     /// when they were set.
-    var isContentCoded: Bool { storage.parts.isContentCoded }
+    var isContentCoded: Bool { storage.parts.framing.isContentCoded }
 
     /// The first `Content-Length` field's value, and whether another such field follows (kept
     /// with the headers; see ``ResponseHeadCheck``).
-    var contentLengthField: (value: String?, repeated: Bool) { storage.parts.contentLength }
+    var contentLengthField: (value: String?, repeated: Bool) { storage.parts.framing.contentLength }
     /// The head's lines as they arrived (status line, fields, the empty line, each with its own
     /// line ending), the interim heads before it (`100 Continue`, a challenge libcurl answered)
     /// first: what curl's `-i` and `-D` write. Set by the curl engine when the network keeps
@@ -216,7 +224,7 @@ extension HTTPResponse {
     /// ```
     public var expectedContentLength: Int64 {
         if arrivesDecoded { return -1 }
-        guard let value = storage.parts.contentLength.value, let length = Int64(value), length >= 0 else { return -1 }
+        guard let value = storage.parts.framing.contentLength.value, let length = Int64(value), length >= 0 else { return -1 }
         return length
     }
 
