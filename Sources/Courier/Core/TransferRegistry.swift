@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 
 /// The transfers of one ``Network``: every one not yet ended (for ``Network/cancelAll()``), and
-/// the running ones by their transport task (for routing delegate calls).
+/// the running ones by their transport task (for routing delegate calls), unless the task
+/// routes itself (``TransportTask/routesItself``: the curl engine's).
 ///
 /// On Linux per-task delegates are never called, so the one session delegate looks the transfer
 /// up here. A task that no longer routes to a transfer has ended: its late callbacks are dropped.
@@ -51,6 +52,7 @@ final class TransferRegistry: Sendable {
     /// and straight from the task where it keeps its transfer (``TransportTask/deliverEvents(to:)``).
     func attach(_ task: any TransportTask, to transfer: any ScheduledTransfer) {
         task.deliverEvents(to: transfer)
+        guard !task.routesItself else { return }
         state.withLock { $0.byTask[ObjectIdentifier(task)] = .active(transfer) }
     }
 
@@ -65,6 +67,7 @@ final class TransferRegistry: Sendable {
     /// Stops routing callbacks of `task` (it completed or its transfer ended).
     func detach(_ task: any TransportTask) {
         task.stopDeliveringEvents()
+        guard !task.routesItself else { return }
         state.withLock { _ = $0.byTask.removeValue(forKey: ObjectIdentifier(task)) }
     }
 
@@ -84,21 +87,28 @@ final class TransferRegistry: Sendable {
     func drain(_ task: any TransportTask, fallback: TimeInterval?, on timers: TimerQueue, release: @escaping @Sendable () -> Void) {
         let slot = SlotRelease(release)
         let key = ObjectIdentifier(task)
-        task.stopDeliveringEvents()
-        let stillRunning = state.withLock { state -> Bool in
-            guard case .active? = state.byTask[key] else { return false }
-            state.byTask[key] = .draining(slot)
-            return true
+        let routesItself = task.routesItself
+        let stillRunning: Bool
+        if routesItself {
+            stillRunning = task.keepUntilEnd(slot)
+        } else {
+            task.stopDeliveringEvents()
+            stillRunning = state.withLock { state -> Bool in
+                guard case .active? = state.byTask[key] else { return false }
+                state.byTask[key] = .draining(slot)
+                return true
+            }
         }
         guard stillRunning else { return slot.release() }
         guard let fallback else { return }
         _ = timers.schedule(after: fallback) { [weak self] in
-            self?.detach(task: key, ifDraining: slot)
+            if !routesItself { self?.detach(task: key, ifDraining: slot) }
             slot.release()
         }
     }
 
-    /// The transport reports `task` over, with how it ended (its failure classified already) and
+    /// The transport reports `task` over (a task that ``TransportTask/routesItself`` tells its
+    /// transfer, or gives its slot back, itself), with how it ended (its failure classified already) and
     /// the metrics it measured, if any: its transfer hears of it, or, if the transfer has ended
     /// already, a slot kept for the task is free now.
     ///

@@ -6,15 +6,16 @@ import FoundationNetworking
 /// What a transfer's bytes travel through: the Network's URLSession, libcurl (``CurlTransport``),
 /// or a stub that answers without a network (`Network(stub:)`, see ``StubServer``).
 ///
-/// Whichever it is, the events reach the transfer the same way, through the
-/// ``TransferRegistry``, one at a time per task: on the Network's delegate queue (URLSession,
-/// stub) or on the curl loop thread. So the stub exercises all of Courier's own code.
+/// Whichever it is, the events reach the transfer the same way, one at a time per task: on the
+/// Network's delegate queue through the ``TransferRegistry`` (URLSession, stub), or straight from
+/// the task on the curl loop thread (the task keeps its transfer: ``TransportTask/routesItself``).
+/// So the stub exercises all of Courier's own code.
 ///
 /// What the core asks a transport: a task for a request (with the ``TaskOptions`` it is to
 /// keep), a cancel, a failure of a running task (a limit Courier watches passed), and a few
-/// capabilities. What the transport hands back, through the
-/// registry: the head, body chunks, bytes sent, redirects, and one ``TransportOutcome`` with its
-/// metrics. Each engine classifies its own failures into the ``NetworkError`` callers see (see
+/// capabilities. What the transport hands back (through the registry, or from the task): the
+/// head, body chunks, bytes sent, redirects, and one ``TransportOutcome`` with its metrics.
+/// Each engine classifies its own failures into the ``NetworkError`` callers see (see
 /// `CurlFailure`, ``URLSessionFailure``): nothing of an engine's codes or messages crosses the seam.
 protocol Transport: Sendable {
     func makeDataTask(with request: WireRequest, options: TaskOptions) -> any TransportTask
@@ -60,9 +61,8 @@ protocol Transport: Sendable {
     /// caller, never under a lock.
     func cancel(_ task: any TransportTask)
     /// Ends a running task with `error` as its outcome (a limit the transfer watches passed):
-    /// reported through the registry like any end (`complete`), in the task's own order of
-    /// events (the curl loop, the delegate queue), so that no chunk reaches the transfer after
-    /// it; then the task is cancelled. A task that has ended already is left as it is.
+    /// reported like any end, in the task's own order of events (the curl loop, the delegate
+    /// queue), so that no chunk reaches the transfer after it; then the task is cancelled. A task that has ended already is left as it is.
     func fail(_ task: any TransportTask, with error: NetworkError)
     /// Releases the transport once its Network is gone and every transfer has ended.
     func invalidate()
@@ -96,6 +96,15 @@ protocol TransportTask: AnyObject {
     /// No event of this task may reach its transfer any more (the transfer has ended, or the
     /// registry drains the task): called by the registry before it stops routing the task.
     func stopDeliveringEvents()
+    /// Whether the task routes its own end: it keeps its transfer (``deliverEvents(to:)``) and
+    /// the slot it drains (``keepUntilEnd(_:)``) under its own lock, and tells the transfer or
+    /// gives the slot back itself when it ends. The registry then keeps no entry for it: no
+    /// lock and no hash of the task to attach it, none to end it. Default: `false` (the
+    /// registry routes it, and the transport reports its end there).
+    var routesItself: Bool { get }
+    /// For a task that ``routesItself``: stops its events and keeps `slot` until the task ends,
+    /// then gives it back. `false` if the task has ended already (the caller gives it back).
+    func keepUntilEnd(_ slot: SlotRelease) -> Bool
 }
 
 extension TransportTask {
@@ -103,6 +112,8 @@ extension TransportTask {
     func resumeReceiving() {}
     func deliverEvents(to transfer: any ScheduledTransfer) {}
     func stopDeliveringEvents() {}
+    var routesItself: Bool { false }
+    func keepUntilEnd(_ slot: SlotRelease) -> Bool { false }
 }
 
 extension Transport {

@@ -40,8 +40,8 @@ extension Network.Engine {
         return NetworkCore(maximumConcurrentRequests: maximumConcurrentRequests,
                            sessionCookies: configuration.cookies.map(SessionCookies.init(storage:)),
                            unsupportedSetting: unusable, timeouts: RequestTimeout.networkTimeouts(curl: configuration.connection),
-                           cache: configuration.cache, cachePolicy: configuration.cachePolicy, workQueue: workQueue) { registry, _ in
-            CurlTransport(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests, registry: registry)
+                           cache: configuration.cache, cachePolicy: configuration.cachePolicy, workQueue: workQueue) { _, _ in
+            CurlTransport(configuration: configuration, maximumConcurrentRequests: maximumConcurrentRequests)
         }
     }
 }

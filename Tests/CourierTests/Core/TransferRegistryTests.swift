@@ -53,6 +53,73 @@ final class TransferRegistryTests: XCTestCase {
         XCTAssertEqual(transfer.completions.value, 1)
         XCTAssertNil(registry.transfer(for: task))
     }
+
+    /// A task that routes itself (the curl engine's) is never entered in the registry: the
+    /// registry hands it its transfer, and on a cancel the slot to keep; the task gives it back.
+    func testATaskThatRoutesItselfKeepsTheSlotItDrains() {
+        let registry = TransferRegistry()
+        let task = SelfRoutingTask(), transfer = FakeTransfer()
+        registry.attach(task, to: transfer)
+        XCTAssertNil(registry.transfer(for: task), "no entry for a task that routes itself")
+        XCTAssertTrue(task.sink === transfer)
+        let releases = Counter()
+        registry.drain(task, fallback: nil, on: TimerQueue(queue: DispatchQueue(label: "test.timers"))) { releases.add() }
+        XCTAssertEqual(releases.value, 0, "kept until the task ends")
+        XCTAssertNil(task.sink, "no event reaches the transfer once the task drains")
+        task.end()
+        task.end()
+        XCTAssertEqual(releases.value, 1)
+    }
+
+    /// The same task drained after it ended: nothing is left to wait for, the slot goes back at once.
+    func testATaskThatRoutesItselfAndHasEndedGivesTheSlotBackAtOnce() {
+        let registry = TransferRegistry()
+        let task = SelfRoutingTask(), transfer = FakeTransfer()
+        registry.attach(task, to: transfer)
+        task.end()
+        let releases = Counter()
+        registry.drain(task, fallback: nil, on: TimerQueue(queue: DispatchQueue(label: "test.timers"))) { releases.add() }
+        XCTAssertEqual(releases.value, 1)
+        task.end()
+        XCTAssertEqual(releases.value, 1)
+    }
+}
+
+/// A task that keeps its transfer and the slot it drains, as the curl engine's does.
+private final class SelfRoutingTask: TransportTask, @unchecked Sendable {  // @unchecked: its state is behind `lock`.
+    private let lock = NSLock()
+    private var transfer: (any ScheduledTransfer)?
+    private var slot: SlotRelease?
+    private var ended = false
+
+    func resume() {}
+    func cancel() {}
+    var hasCompleted: Bool { lock.withLock { ended } }
+    var routesItself: Bool { true }
+    var sink: (any ScheduledTransfer)? { lock.withLock { transfer } }
+    func deliverEvents(to transfer: any ScheduledTransfer) { lock.withLock { self.transfer = transfer } }
+    func stopDeliveringEvents() { lock.withLock { transfer = nil } }
+
+    func keepUntilEnd(_ slot: SlotRelease) -> Bool {
+        lock.withLock {
+            transfer = nil
+            guard !ended else { return false }
+            self.slot = slot
+            return true
+        }
+    }
+
+    /// Ends the task: tells its transfer, or gives back the slot it kept.
+    func end() {
+        let route = lock.withLock { () -> ((any ScheduledTransfer)?, SlotRelease?)? in
+            guard !ended else { return nil }
+            ended = true
+            defer { transfer = nil; slot = nil }
+            return (transfer, slot)
+        }
+        route?.0?.didComplete(.completed, metrics: nil)
+        route?.1?.release()
+    }
 }
 
 /// Counts calls from any thread.

@@ -17,9 +17,9 @@ final class LibcurlVersionTests: CLITestCase {
         guard Network.Engine.curlFeatures != nil else {
             throw XCTSkip("libcurl cannot be loaded here: \(Network.Engine.curlUnavailableReason ?? "?")")
         }
-        let core = NetworkCore(maximumConcurrentRequests: 6) { registry, _ in
+        let core = NetworkCore(maximumConcurrentRequests: 6) { _, _ in
             CurlTransport(configuration: CurlConfiguration(.ephemeral, tls: TLSOptions(), connection: ConnectionOptions()),
-                          registry: registry, features: features)
+                          features: features)
         }
         let network = Network(core: core, engine: .curl, callbackQueue: DispatchQueue(label: "test.callbacks"))
         network.retryPolicy = .none

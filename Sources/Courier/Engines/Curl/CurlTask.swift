@@ -77,12 +77,15 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     private let finished = Locked(Ending())
 
-    /// Whether the task is over, the error to report when a cancel ends it (``fail(with:)``), and
-    /// the transfer its events go to until then (``deliverEvents(to:)``): one lock for the three.
+    /// Whether the task is over, the error to report when a cancel ends it (``fail(with:)``), the
+    /// transfer its events go to until then (``deliverEvents(to:)``), and the slot it keeps
+    /// while it drains (``keepUntilEnd(_:)``): one lock for the four. The task routes its own
+    /// end (``routesItself``): the registry keeps no entry for it.
     private struct Ending {
         var done = false
         var failure: NetworkError?
         var sink: (any ScheduledTransfer)?
+        var drainSlot: SlotRelease?
     }
     /// libcurl's detailed message for a failure (CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes):
     /// "transfer closed with 7 bytes remaining to read" says more than the code's own text.
@@ -124,6 +127,17 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     func stopDeliveringEvents() {
         finished.withLock { $0.sink = nil }
+    }
+
+    var routesItself: Bool { true }
+
+    func keepUntilEnd(_ slot: SlotRelease) -> Bool {
+        finished.withLock { ending -> Bool in
+            ending.sink = nil
+            guard !ending.done else { return false }
+            ending.drainSlot = slot
+            return true
+        }
     }
 
     /// The transfer this task's events go to, or `nil` once they go nowhere.
@@ -449,11 +463,11 @@ final class CurlTask: TransportTask, @unchecked Sendable {
     }
 
     /// Ends the task with `code` and reports it to its transfer (or, if the transfer has ended
-    /// already, to the registry, which frees a slot kept for it), with the transfer's `metrics`:
-    /// a failure classified here, where libcurl's code and message are known (``CurlFailure``).
+    /// already, frees the slot kept for the task), with the transfer's `metrics`: a failure
+    /// classified here, where libcurl's code and message are known (``CurlFailure``).
     func complete(code: Int32, detail: String?, connectStatus: Int = 0, metrics: TransferMetrics? = nil) {
         let connectTimedOut = code == CCURLE_OPERATION_TIMEDOUT && taskOptions.connectTimeout != nil && !hasConnected
-        guard markFinished() else { return }
+        guard let route = markFinished() else { return }
         let outcome: TransportOutcome
         if code == CCURLE_OK {
             outcome = .completed
@@ -464,7 +478,7 @@ final class CurlTask: TransportTask, @unchecked Sendable {
             outcome = .failed(CurlFailure(code: code, detail: detail, url: request.url, connectStatus: connectStatus,
                                           headReceived: headDelivered, metrics: metrics).networkError)
         }
-        transport.registry.complete(self, outcome: outcome, metrics: metrics)
+        route.report(outcome, metrics: metrics)
     }
 
     /// Whether the current handle got as far as a connection (libcurl's connect time is 0 until
@@ -478,36 +492,51 @@ final class CurlTask: TransportTask, @unchecked Sendable {
 
     /// Ends the task with a transfer that could not be set up (nothing was sent).
     func complete(_ failure: ConfigurationFailure) {
-        guard markFinished() else { return }
+        guard let route = markFinished() else { return }
         let refused = failure.option.map { (option: $0, libcurlVersion: failure.libcurlVersion ?? "?") }
         let error = CurlFailure(code: failure.code, detail: failure.detail, url: request.url, refusedOption: refused).networkError
-        transport.registry.complete(self, outcome: .failed(error))
+        route.report(.failed(error), metrics: nil)
     }
 
     /// The task was cancelled: it is over, and no event follows but the failure it was
     /// cancelled for (``fail(with:)``), if any.
     func markCancelled() {
-        let failure = finished.withLock { $0.done ? nil : $0.failure }
-        guard markFinished() else { return }
-        if let failure {
-            transport.registry.complete(self, outcome: .failed(failure))
+        guard let route = markFinished() else { return }
+        if let failure = route.failure {
+            route.report(.failed(failure), metrics: nil)
         } else {
-            transport.registry.taskDidComplete(self)
+            route.drainSlot?.release()
         }
     }
 
-    private func markFinished() -> Bool {
-        let first = finished.withLock { ending -> Bool in
-            defer { ending.done = true; ending.sink = nil }
-            return !ending.done
+    /// Where a task's end goes, taken under the task's lock as it ends: its transfer, or the
+    /// slot it kept while draining (the transfer has ended), and the failure a cancel was for.
+    private struct EndRoute {
+        let sink: (any ScheduledTransfer)?
+        let drainSlot: SlotRelease?
+        let failure: NetworkError?
+
+        /// The transfer hears how the task ended; a task that was draining gives its slot back.
+        func report(_ outcome: TransportOutcome, metrics: TransferMetrics?) {
+            if let sink { sink.didComplete(outcome, metrics: metrics) }
+            drainSlot?.release()
         }
-        if first {
+    }
+
+    /// Marks the task over, once: where its end goes, or `nil` if it was over already.
+    private func markFinished() -> EndRoute? {
+        let route = finished.withLock { ending -> EndRoute? in
+            guard !ending.done else { return nil }
+            defer { ending.done = true; ending.sink = nil; ending.drainSlot = nil }
+            return EndRoute(sink: ending.sink, drainSlot: ending.drainSlot, failure: ending.failure)
+        }
+        if route != nil {
             easy = nil
             headerLines = nil
             try? uploadFile?.close()
             uploadFile = nil
         }
-        return first
+        return route
     }
 }
 

@@ -6,7 +6,6 @@ import FoundationNetworking
 /// The curl engine: a ``Transport`` over libcurl's multi interface, driven by one ``CurlLoop``
 /// thread per `Network`. See Courier.docc/Engines.md.
 final class CurlTransport: Transport {
-    let registry: TransferRegistry
     let loop: CurlLoop
     let settings: CurlSettings
     /// What every task's metrics need of the settings, kept apart so that reading them at the
@@ -28,9 +27,7 @@ final class CurlTransport: Transport {
 
     /// Made only where libcurl has loaded. `features` stands in for the loaded libcurl's
     /// (``CurlFeatures/loaded``) in tests that make the engine take another version's path.
-    init(configuration: CurlConfiguration, maximumConcurrentRequests: Int = 6, registry: TransferRegistry,
-         features: CurlFeatures? = nil) {
-        self.registry = registry
+    init(configuration: CurlConfiguration, maximumConcurrentRequests: Int = 6, features: CurlFeatures? = nil) {
         // `loaded` is there whenever a curl transport is made (Engine.resolve checks); the
         // fallback is the oldest libcurl's path, which is safe on any.
         let features = features ?? CurlFeatures.loaded
