@@ -84,7 +84,9 @@ final class NetworkCore: Sendable {
         do {
             try RequestTimeout.check(request.timeout)
             var wire = try coders.bound { try request.wireRequest() }
-            try defaults.withLock { $0 }.apply(to: &wire)
+            // The scheme read once for the defaults and the last check (each read parses the URL).
+            let scheme = wire.url.scheme
+            let moved = try defaults.withLock { $0 }.apply(to: &wire, scheme: scheme)
             if !wire.has("User-Agent"), let agent = userAgent.withLock({ $0 }) {
                 Self.addUserAgent(agent, to: &wire)
             }
@@ -94,7 +96,7 @@ final class NetworkCore: Sendable {
             if let version = request.transferOptions.httpVersion, version != .http2, !transport.choosesHTTPVersionPerRequest {
                 throw NetworkError.invalidRequest("a request's own HTTP version needs the curl engine: this one cannot choose it per request")
             }
-            try URLValidation.check(wire.url)
+            try URLValidation.check(wire.url, scheme: moved ? wire.url.scheme : scheme)
             return .success(wire)
         } catch {
             // `makeURLRequest` reports its own problems as NetworkErrors; anything else thrown

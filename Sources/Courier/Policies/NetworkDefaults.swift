@@ -25,16 +25,20 @@ public struct NetworkDefaults: Sendable, Hashable {
         self.queryItems = queryItems
     }
 
-    /// Completes `request` with these defaults; the request's own values always win.
-    func apply(to request: inout WireRequest) throws {
-        if request.url.scheme == nil {
+    /// Completes `request` with these defaults; the request's own values always win. `scheme` is
+    /// its URL's (read by the caller, who needs it again: each read parses the URL). Returns
+    /// whether the URL changed (a relative one resolved, query items added).
+    func apply(to request: inout WireRequest, scheme: String?) throws -> Bool {
+        var changed = false
+        if scheme == nil {
             // A scheme-less URL with a host (`//host/path`) is refused, not resolved against the
             // base: what `makeURLRequest()` checks (the core checks absolute URLs once, after this).
-            try URLValidation.check(request.url, allowingRelative: true)
+            try URLValidation.check(request.url, scheme: nil, allowingRelative: true)
             guard let baseURL else {
                 throw NetworkError.invalidURL("\(Redaction.standard.redact(urlString: request.url.relativeString)): a relative URL needs a base URL (Network.defaults.baseURL)")
             }
             request.url = try Self.resolve(request.url, against: baseURL)
+            changed = true
         }
         for (name, value) in headers where !request.has(name) {
             try HeaderValidation.check(name: name, value: value)
@@ -45,8 +49,12 @@ public struct NetworkDefaults: Sendable, Hashable {
             let present = Set(items.map(\.name))
             items += queryItems.filter { !present.contains($0.name) }
             components.queryItems = items
-            if let url = components.url { request.url = url }
+            if let url = components.url {
+                request.url = url
+                changed = true
+            }
         }
+        return changed
     }
 
     private static func resolve(_ relative: URL, against base: URL) throws -> URL {

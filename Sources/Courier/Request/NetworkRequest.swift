@@ -223,10 +223,14 @@ enum URLValidation {
     /// `allowingRelative` accepts a URL with neither scheme nor host (to be resolved against a
     /// base URL later); anything with a scheme must be a complete http(s) URL.
     static func check(_ url: URL, allowingRelative: Bool = false) throws {
-        // Each of `scheme` and `host` parses the URL again: read once each (every request
-        // passes here twice), and the scheme compared without a lower-cased copy. The host as
-        // written: whether there is one does not need it percent-decoded, which `host` does.
-        let scheme = url.scheme
+        try check(url, scheme: url.scheme, allowingRelative: allowingRelative)
+    }
+
+    /// ``check(_:allowingRelative:)`` with `url`'s scheme read already (`url.scheme`).
+    static func check(_ url: URL, scheme: String?, allowingRelative: Bool = false) throws {
+        // Each of `scheme` and `host` parses the URL again: read once each, and the scheme
+        // compared without a lower-cased copy. The host as written: whether there is one does
+        // not need it percent-decoded, which `host` does.
         let host = url.host(percentEncoded: true)
         if allowingRelative, scheme == nil, host == nil { return }
         guard let scheme, HTTPHeaders.namesMatch(scheme, "http") || HTTPHeaders.namesMatch(scheme, "https") else {

@@ -52,6 +52,20 @@ enum CurlConnectionOptions {
         return zip(scheme.utf8, "https".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 
+    /// Whether an absolute URL's text (`URL.absoluteString`, which starts with its scheme) is
+    /// https: `https:` at its start, without case.
+    static func isHTTPS(absoluteURL: String) -> Bool {
+        let prefix = "https:".utf8
+        var text = absoluteURL.utf8.makeIterator()
+        for expected in prefix {
+            // The letters without case (an upper-case ASCII letter is its lower case less 0x20).
+            guard let byte = text.next(), byte == expected || (expected != UInt8(ascii: ":") && byte == expected - 0x20) else {
+                return false
+            }
+        }
+        return true
+    }
+
     /// libcurl's receive buffer for a transfer limited to `rate` bytes/s, or `nil` for its default.
     ///
     /// libcurl checks the rate between reads of up to 100 buffers (16 KiB by default) each: on a

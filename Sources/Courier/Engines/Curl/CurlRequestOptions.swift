@@ -11,17 +11,19 @@ enum CurlRequestOptions {
     /// taken from the network's `headerCache` where its last request had the same fields);
     /// `context` is the task the callbacks receive; `decompresses` is the transfer's
     /// ``Network/decompressesResponses``. Returns whether libcurl decodes the body (the response
-    /// head's `decodesContent`), decided here once rather than again from the headers per response.
+    /// head's `decodesContent`), decided here once rather than again from the headers per
+    /// response, and whether the request is https.
     @discardableResult
     static func apply(_ request: WireRequest, upload: CurlTask.Upload, options taskOptions: TaskOptions, settings: CurlSettings, decompresses: Bool = true,
                       to easy: OpaquePointer, headers: inout CurlHeaderLines?, headerCache: CurlHeaderLines.Cache,
-                      context: UnsafeMutableRawPointer) throws -> Bool {
+                      context: UnsafeMutableRawPointer) throws -> Applied {
         // Every option's result is checked: the first one libcurl refuses ends the request,
         // named (CurlOptionSetter.check, at the end).
         var options = CurlOptionSetter(easy: easy)
         func set(_ option: Int32, _ value: Int) { options.set(option, value) }
         func set(_ option: Int32, _ value: String) { options.set(option, value) }
-        set(Int32(CCURLOPT_URL), request.url.absoluteString)
+        let urlString = request.url.absoluteString
+        set(Int32(CCURLOPT_URL), urlString)
         set(Int32(CCURLOPT_NOSIGNAL), 1)   // no SIGALRM in a multi-threaded process
         // Every handle comes new or reset (CurlLoop.begin), so options are set only where they
         // differ from libcurl's defaults: redirects are never libcurl's (CURLOPT_FOLLOWLOCATION
@@ -134,7 +136,16 @@ enum CurlRequestOptions {
         }
         settings.tls.apply(to: &options)
         try options.check()
-        return lines.decodes
+        return Applied(decodes: lines.decodes, usesTLS: CurlConnectionOptions.isHTTPS(absoluteURL: urlString))
+    }
+
+    /// What ``apply(_:upload:options:settings:decompresses:to:headers:headerCache:context:)`` decided.
+    struct Applied {
+        /// Whether libcurl decodes the body.
+        let decodes: Bool
+        /// Whether the request is https (a TLS handshake is due), read from the URL's text as
+        /// libcurl was given it: `URL.scheme` parses the URL again (0.4k a request).
+        let usesTLS: Bool
     }
 }
 

@@ -205,12 +205,12 @@ final class CurlTask: TransportTask, @unchecked Sendable {
         options.set(Int32(CCURLOPT_ERRORBUFFER), pointer: errorBuffer)
         do {
             try options.check()
-            decodesContent = try CurlRequestOptions.apply(request, upload: upload, options: taskOptions, settings: transport.settings,
-                                                          decompresses: taskOptions.decompresses, to: easy,
-                                                          headers: &headerLines, headerCache: transport.headerLines,
-                                                          context: Unmanaged.passUnretained(self).toOpaque())
-            let url = request.url
-            usesTLS = CurlConnectionOptions.isHTTPS(url)
+            let applied = try CurlRequestOptions.apply(request, upload: upload, options: taskOptions, settings: transport.settings,
+                                                       decompresses: taskOptions.decompresses, to: easy,
+                                                       headers: &headerLines, headerCache: transport.headerLines,
+                                                       context: Unmanaged.passUnretained(self).toOpaque())
+            decodesContent = applied.decodes
+            usesTLS = applied.usesTLS
             try CurlConnectionOptions.apply(to: easy, usesTLS: usesTLS, settings: transport.settings, rateLimit: taskOptions.rateLimit,
                                             httpVersion: taskOptions.httpVersion)
             // Set after the request's own choice, which it overrides (CurlPassThrough).
