@@ -107,10 +107,10 @@ final class TransferRegistry: Sendable {
         }
     }
 
-    /// The transport reports `task` over (a task that ``TransportTask/routesItself`` tells its
-    /// transfer, or gives its slot back, itself), with how it ended (its failure classified already) and
+    /// The transport reports `task` over, with how it ended (its failure classified already) and
     /// the metrics it measured, if any: its transfer hears of it, or, if the transfer has ended
-    /// already, a slot kept for the task is free now.
+    /// already, a slot kept for the task is free now. (A task that ``TransportTask/routesItself``
+    /// does both itself and never comes here.)
     ///
     /// The entry is looked up and taken out under one lock: as a lookup and a later removal, a
     /// cancel could drain the task in between, and the removal would drop the draining entry

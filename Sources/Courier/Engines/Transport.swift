@@ -62,7 +62,8 @@ protocol Transport: Sendable {
     func cancel(_ task: any TransportTask)
     /// Ends a running task with `error` as its outcome (a limit the transfer watches passed):
     /// reported like any end, in the task's own order of events (the curl loop, the delegate
-    /// queue), so that no chunk reaches the transfer after it; then the task is cancelled. A task that has ended already is left as it is.
+    /// queue), so that no chunk reaches the transfer after it; then the task is cancelled. A
+    /// task that has ended already is left as it is.
     func fail(_ task: any TransportTask, with error: NetworkError)
     /// Releases the transport once its Network is gone and every transfer has ended.
     func invalidate()

@@ -55,13 +55,12 @@ enum CurlConnectionOptions {
     /// Whether an absolute URL's text (`URL.absoluteString`, which starts with its scheme) is
     /// https: `https:` at its start, without case.
     static func isHTTPS(absoluteURL: String) -> Bool {
-        let prefix = "https:".utf8
         var text = absoluteURL.utf8.makeIterator()
-        for expected in prefix {
-            // The letters without case (an upper-case ASCII letter is its lower case less 0x20).
-            guard let byte = text.next(), byte == expected || (expected != UInt8(ascii: ":") && byte == expected - 0x20) else {
-                return false
-            }
+        for expected in "https:".utf8 {
+            guard let byte = text.next() else { return false }
+            // The letters without case: an upper-case ASCII letter is its lower case less 0x20.
+            let matches = byte == expected || (expected != UInt8(ascii: ":") && byte == expected - 0x20)
+            if !matches { return false }
         }
         return true
     }

@@ -107,12 +107,12 @@ extension CurlHeaderLines {
         }
         // Accept-Encoding goes through libcurl's own option, which also turns decoding on: libcurl
         // then decodes every coding it supports, offered or not. None asked for: every encoding
-        // this libcurl supports, named (what libcurl would send for ""). A request that asks for no coding (`identity`, as downloads
-        // do: see DownloadBody) gets the body as the server sent it, as curl without
-        // `--compressed` does: a server that compresses anyway cannot make a megabyte a gigabyte.
-        // Not decompressing at all (Network.decompressesResponses): the option stays unset, so
-        // libcurl offers nothing and decodes nothing, as curl without --compressed; a request's
-        // own Accept-Encoding is then an ordinary header.
+        // this libcurl supports, named (what libcurl would send for ""). A request that asks for
+        // no coding (`identity`, as downloads do: see DownloadBody) gets the body as the server
+        // sent it, as curl without `--compressed` does: a server that compresses anyway cannot
+        // make a megabyte a gigabyte. Not decompressing at all (Network.decompressesResponses):
+        // the option stays unset, so libcurl offers nothing and decodes nothing, as curl without
+        // --compressed; a request's own Accept-Encoding is then an ordinary header.
         //
         // The header line itself goes in the custom list (``CurlHeaderOrder`` puts it where curl
         // does, after Accept): every libcurl since 7.21 then skips its own line (it checks the
